@@ -1,0 +1,64 @@
+/// A string-backed identifier that compares, orders and hashes by its exact UTF-8 bytes.
+///
+/// Swift's `String` equality follows Unicode canonical equivalence, so `"é"` written as one
+/// scalar equals `"e"` followed by a combining accent. Identifiers are keys that travel to
+/// other replicas and to ports in other languages, which compare bytes; two identifiers are
+/// therefore equal only when their UTF-8 encodings are identical, and they order by
+/// lexicographic comparison of those bytes. The Codable form is a plain JSON string.
+public protocol StringIdentifier: RawRepresentable, Hashable, Comparable, Codable, Sendable,
+    CustomStringConvertible, ExpressibleByStringLiteral where RawValue == String
+{
+    /// Creates an identifier from its string form. Any string is accepted here; storage
+    /// backends decide how (or whether) an unusual string can be stored.
+    init(rawValue: String)
+}
+
+extension StringIdentifier {
+    /// Creates an identifier from its string form.
+    public init(_ rawValue: String) {
+        self.init(rawValue: rawValue)
+    }
+
+    /// Creates an identifier from a string literal.
+    public init(stringLiteral value: String) {
+        self.init(rawValue: value)
+    }
+
+    /// True when both identifiers have byte-for-byte identical UTF-8 forms.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+    }
+
+    /// Hashes the identifier consistently with its byte-wise equality.
+    public func hash(into hasher: inout Hasher) {
+        var bytes = rawValue
+        bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        // The length keeps identifiers combined in one hash (a reference's two ids) apart.
+        hasher.combine(bytes.utf8.count)
+    }
+
+    /// Orders identifiers by lexicographic comparison of their UTF-8 bytes, the order a
+    /// port in any language reproduces.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+    }
+
+    /// The identifier's string form.
+    public var description: String { rawValue }
+
+    /// Decodes the identifier from a single JSON string.
+    ///
+    /// - Throws: `DecodingError` when the value is not a string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(rawValue: try container.decode(String.self))
+    }
+
+    /// Encodes the identifier as a single JSON string.
+    ///
+    /// - Throws: Whatever the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
