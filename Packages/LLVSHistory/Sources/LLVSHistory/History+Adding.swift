@@ -1,0 +1,100 @@
+import LLVSCore
+
+extension History {
+    /// Adds one version whose predecessors are already in the history.
+    ///
+    /// - Throws: ``Error/duplicateVersion(_:)``, ``Error/missingPredecessor(_:of:)``,
+    ///   ``Error/identicalPredecessors(_:)`` or ``Error/nonFiniteTimestamp(_:)``; the
+    ///   history is then unchanged.
+    public mutating func add(_ version: Version) throws {
+        try add(contentsOf: CollectionOfOne(version))
+    }
+
+    /// Adds a batch of versions in any order: each version's predecessors must be in the
+    /// history already or in the batch. Runs in time linear in the batch size (predecessor
+    /// links are resolved through a dictionary and generations computed in one
+    /// topological pass), so reloading 100,000 versions from disk in arbitrary order costs
+    /// no more than adding them one by one in order.
+    ///
+    /// - Throws: ``Error`` when any version of the batch is invalid (see ``add(_:)``) or the
+    ///   batch contains a cycle; nothing of the batch is added then.
+    public mutating func add<S: Sequence>(contentsOf versions: S) throws where S.Element == Version {
+        let batch = Array(versions)
+        guard !batch.isEmpty else { return }
+        let firstNewIndex = nodes.count
+
+        // Index the batch, rejecting duplicates and unusable versions.
+        var batchIndexById: [Version.ID: Int] = [:]
+        batchIndexById.reserveCapacity(batch.count)
+        for (offset, version) in batch.enumerated() {
+            guard indexById[version.id] == nil, batchIndexById.updateValue(offset, forKey: version.id) == nil else {
+                throw Error.duplicateVersion(version.id)
+            }
+            guard version.timestamp.isFinite else { throw Error.nonFiniteTimestamp(version.id) }
+            if let predecessors = version.predecessors, predecessors.idOfSecond == predecessors.idOfFirst {
+                throw Error.identicalPredecessors(version.id)
+            }
+        }
+
+        // Resolve predecessor links; count the ones inside the batch, which must be placed first.
+        var links = [(first: Int32, second: Int32)](repeating: (-1, -1), count: batch.count)
+        var unplacedPredecessorCount = [Int](repeating: 0, count: batch.count)
+        var batchSuccessors = [[Int]](repeating: [], count: batch.count)
+        for (offset, version) in batch.enumerated() {
+            var resolved: [Int32] = []
+            for predecessorId in version.predecessorIds {
+                if let existing = indexById[predecessorId] {
+                    resolved.append(existing)
+                } else if let inBatch = batchIndexById[predecessorId] {
+                    resolved.append(Int32(firstNewIndex + inBatch))
+                    unplacedPredecessorCount[offset] += 1
+                    batchSuccessors[inBatch].append(offset)
+                } else {
+                    throw Error.missingPredecessor(predecessorId, of: version.id)
+                }
+            }
+            links[offset] = (resolved.first ?? -1, resolved.count > 1 ? resolved[1] : -1)
+        }
+
+        // Kahn's algorithm over the batch computes generations; leftovers mean a cycle.
+        var generations = [Int32](repeating: 0, count: batch.count)
+        var ready = (0..<batch.count).filter { unplacedPredecessorCount[$0] == 0 }
+        var placedCount = 0
+        func generation(ofIndex index: Int32) -> Int32 {
+            index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : generations[Int(index) - firstNewIndex])
+        }
+        while let offset = ready.popLast() {
+            placedCount += 1
+            generations[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
+            for successor in batchSuccessors[offset] {
+                unplacedPredecessorCount[successor] -= 1
+                if unplacedPredecessorCount[successor] == 0 { ready.append(successor) }
+            }
+        }
+        guard placedCount == batch.count else {
+            let stuck = batch.indices.filter { unplacedPredecessorCount[$0] > 0 }.map { batch[$0].id }
+            throw Error.cycle(through: Array(stuck.sorted().prefix(10)))
+        }
+
+        // Everything is valid: commit.
+        nodes.reserveCapacity(nodes.count + batch.count)
+        indexById.reserveCapacity(indexById.count + batch.count)
+        for (offset, var version) in batch.enumerated() {
+            version.successors = Version.Successors()
+            let index = Int32(firstNewIndex + offset)
+            nodes.append(Node(version: version, first: links[offset].first, second: links[offset].second,
+                              generation: generations[offset], successors: []))
+            indexById[version.id] = index
+            if version.predecessors == nil { rootIdentifiers.insert(version.id) }
+            // A new version is a head unless a later version of the batch builds on it.
+            if batchSuccessors[offset].isEmpty { headIdentifiers.insert(version.id) }
+        }
+        for offset in batch.indices {
+            let index = Int32(firstNewIndex + offset)
+            for predecessor in nodes[Int(index)].predecessors {
+                nodes[Int(predecessor)].successors.append(index)
+                if Int(predecessor) < firstNewIndex { headIdentifiers.remove(nodes[Int(predecessor)].version.id) }
+            }
+        }
+    }
+}

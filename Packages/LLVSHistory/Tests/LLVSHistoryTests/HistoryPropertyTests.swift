@@ -1,0 +1,119 @@
+import LLVSCore
+import PropertyBased
+import Testing
+@testable import LLVSHistory
+
+/// Properties of the history graph over random DAGs (random parents among earlier
+/// versions, random merges, unrelated roots), checked against ``AncestryOracle``.
+///
+/// Each property runs ``cases`` random DAGs (at least 1,000, as CI requires) and checks
+/// every pair of versions in each. Mismatches are collected per DAG and reported in one
+/// expectation, so a failure lists every wrong answer for the shrunk DAG. A failure also
+/// prints a `.fixedSeed("…")` trait: add it to the test to replay it (CONTRIBUTING.md,
+/// "Replaying a property-test failure").
+@Suite struct HistoryPropertyTests {
+    static let cases = 1_000
+
+    @Test func headsAreExactlyTheVersionsWithoutSuccessors() async {
+        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
+            let history = try dag.sequentialHistory()
+            let oracle = AncestryOracle(dag)
+            let expected = Set((0..<dag.count).filter { oracle.successors[$0].isEmpty }.map { dag.ids[$0] })
+            #expect(history.headIdentifiers == expected)
+            var mismatches: [String] = []
+            for i in 0..<dag.count where try history.successorIdentifiers(of: dag.ids[i]) != Set(oracle.successors[i].map { dag.ids[$0] }) {
+                mismatches.append("successors of v\(i)")
+            }
+            #expect(mismatches.isEmpty, "\(mismatches)")
+            let newest = expected.compactMap(history.version(identifiedBy:)).max { RecencyKey($0) < RecencyKey($1) }
+            #expect(history.mostRecentHead?.id == newest?.id)
+        }
+    }
+
+    @Test func mergeBasesAreExactlyTheBestCommonAncestors() async {
+        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
+            let history = try dag.sequentialHistory()
+            let oracle = AncestryOracle(dag)
+            var mismatches: [String] = []
+            for a in 0..<dag.count {
+                for b in 0..<dag.count {
+                    let bases = try history.mergeBases(dag.ids[a], dag.ids[b])
+                    let expected = oracle.bestCommonAncestors(a, b).map { dag.ids[$0] }.sorted()
+                    if bases != expected {
+                        mismatches.append("merge bases of v\(a) and v\(b): \(bases.map(\.rawValue)), expected \(expected.map(\.rawValue))")
+                    }
+                    let single = try history.greatestCommonAncestor(ofVersionsIdentifiedBy: (dag.ids[a], dag.ids[b]))
+                    if !(single.map { bases.contains($0) } ?? bases.isEmpty) {
+                        mismatches.append("greatest common ancestor of v\(a) and v\(b) is \(String(describing: single))")
+                    }
+                }
+            }
+            #expect(mismatches.isEmpty, "\(mismatches)")
+        }
+    }
+
+    @Test func ancestryMatchesTheOracle() async {
+        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
+            let history = try dag.sequentialHistory()
+            let oracle = AncestryOracle(dag)
+            var mismatches: [String] = []
+            for a in 0..<dag.count {
+                for b in 0..<dag.count {
+                    let answer = try history.isAncestor(dag.ids[a], of: dag.ids[b])
+                    if answer != oracle.isProperAncestor(a, of: b) {
+                        mismatches.append("isAncestor(v\(a), of: v\(b)) answered \(answer)")
+                    }
+                    if answer, try history.generation(of: dag.ids[a]) >= history.generation(of: dag.ids[b]) {
+                        mismatches.append("generation of v\(a) is not below that of its descendant v\(b)")
+                    }
+                }
+            }
+            #expect(mismatches.isEmpty, "\(mismatches)")
+        }
+    }
+
+    @Test func topologicalOrderRespectsEveryEdge() async {
+        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
+            let order = Array(try dag.sequentialHistory()).map(\.id)
+            #expect(order.count == dag.count)
+            #expect(Set(order).count == dag.count)
+            let position = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+            var mismatches: [String] = []
+            for i in 0..<dag.count {
+                for p in dag.predecessors[i] where position[dag.ids[i]]! > position[dag.ids[p]]! {
+                    mismatches.append("v\(i) comes after its predecessor v\(p)")
+                }
+            }
+            #expect(mismatches.isEmpty, "\(mismatches)")
+        }
+    }
+
+    @Test func resultsDoNotDependOnInsertionOrder() async {
+        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
+            let sequential = try dag.sequentialHistory()
+            let shuffled = try dag.shuffledHistory()
+            #expect(shuffled.headIdentifiers == sequential.headIdentifiers)
+            #expect(shuffled.rootIdentifiers == sequential.rootIdentifiers)
+            #expect(shuffled.mostRecentHead?.id == sequential.mostRecentHead?.id)
+            #expect(Array(shuffled).map(\.id) == Array(sequential).map(\.id))
+            var mismatches: [String] = []
+            for a in 0..<dag.count {
+                let idA = dag.ids[a]
+                if try shuffled.generation(of: idA) != sequential.generation(of: idA) {
+                    mismatches.append("generation of v\(a)")
+                }
+                for b in a..<dag.count {
+                    let idB = dag.ids[b]
+                    if try shuffled.mergeBases(idA, idB) != sequential.mergeBases(idA, idB) {
+                        mismatches.append("merge bases of v\(a) and v\(b)")
+                    }
+                    if try shuffled.greatestCommonAncestor(ofVersionsIdentifiedBy: (idA, idB))
+                        != sequential.greatestCommonAncestor(ofVersionsIdentifiedBy: (idA, idB)) {
+                        mismatches.append("greatest common ancestor of v\(a) and v\(b)")
+                    }
+                }
+            }
+            #expect(mismatches.isEmpty, "\(mismatches)")
+        }
+    }
+}
