@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+// LLVS for Swift on Linux — the umbrella package.
+//
+// Every package under Packages/<Name> is a SwiftPM package of its own that builds and
+// tests alone (`swift test --package-path Packages/<Name>`). A package fetched by URL may
+// not depend on local packages, so this manifest re-declares each package's library
+// target from its sources instead, and offers one product per package plus the umbrella
+// product `LLVS` (`import LLVS`). Keep `libraries` below in step with the packages'
+// own manifests: same targets, same dependencies, lower packages first.
+
+import PackageDescription
+
+let collections = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
+
+/// The library of each package under Packages/, with its dependencies.
+let libraries: [(name: String, dependencies: [Target.Dependency])] = [
+    ("LLVSCore", []),
+    ("LLVSHistory", ["LLVSCore", collections]),
+    ("LLVS", ["LLVSCore", "LLVSHistory"]),
+]
+
+let package = Package(
+    name: "LLVS",
+    platforms: [.macOS(.v13)],
+    products: libraries.map { .library(name: $0.name, targets: [$0.name]) } + [
+        .executable(name: "llvs-demo", targets: ["llvs-demo"]),
+        .executable(name: "llvs-bench", targets: ["llvs-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: libraries.map {
+        .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.name)/Sources/\($0.name)")
+    } + [
+        .executableTarget(name: "llvs-demo", dependencies: ["LLVS"], path: "Tools/llvs-demo"),
+        .executableTarget(name: "llvs-bench", dependencies: ["LLVS", argumentParser], path: "Tools/llvs-bench"),
+        .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", propertyBased], path: "Tests/LLVSEndToEndTests"),
+    ]
+)

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+
+/// `llvs-bench`: runs the workloads of BENCHMARKS.md and prints one JSON object per figure
+/// on stdout, then a table on stderr. Build in release: `swift run -c release llvs-bench`.
+@main
+struct LLVSBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "llvs-bench",
+        abstract: "Runs the BENCHMARKS.md workloads and prints JSON lines (stdout) and a table (stderr).",
+        discussion: """
+            Workloads available so far: \(Workload.all.map { "\($0.id) (\($0.backends.joined(separator: ", ")))" }.joined(separator: "; ")).
+            The backend 'history' measures the in-memory version graph alone, before any storage.
+            """)
+
+    @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
+    var workload: [String] = []
+
+    @Option(name: .long, help: "Run only on this backend (history, memory, file, sqlite).")
+    var backend: String?
+
+    @Option(name: .long, help: "small (CI, under a minute) or full (the sizes BENCHMARKS.md states).")
+    var scale: Scale = .small
+
+    func validate() throws {
+        let known = Set(Workload.all.map(\.id))
+        for id in workload where !known.contains(id) {
+            throw ValidationError("Unknown or not yet implemented workload '\(id)'. Available: \(known.sorted().joined(separator: ", ")).")
+        }
+        if let backend, !Workload.all.contains(where: { $0.backends.contains(backend) }) {
+            throw ValidationError("No workload runs on backend '\(backend)' yet.")
+        }
+    }
+
+    func run() throws {
+        let report = Report(scale: scale)
+        for workload in Workload.all where self.workload.isEmpty || self.workload.contains(workload.id) {
+            for backend in workload.backends where self.backend == nil || self.backend == backend {
+                try workload.run(backend, scale, report)
+                report.record(workload.id, backend, "peak_rss_bytes", Double(peakResidentBytes()), unit: "bytes")
+            }
+        }
+        report.printTable()
+    }
+}
+
+/// How large the workloads are.
+enum Scale: String, ExpressibleByArgument, CaseIterable {
+    case small, full
+}
+
+/// A benchmark workload of BENCHMARKS.md.
+struct Workload: Sendable {
+    var id: String
+    var backends: [String]
+    var run: @Sendable (_ backend: String, _ scale: Scale, _ report: Report) throws -> Void
+
+    static let all: [Workload] = [
+        Workload(id: "W4", backends: ["history"], run: HistoryWorkloads.mergeBaseAtDepth),
+        Workload(id: "W5", backends: ["history"], run: HistoryWorkloads.historyLoad),
+    ]
+}
