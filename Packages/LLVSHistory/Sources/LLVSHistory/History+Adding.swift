@@ -76,9 +76,13 @@ extension History {
             throw Error.cycle(through: Array(stuck.sorted().prefix(10)))
         }
 
-        // Everything is valid: commit.
-        nodes.reserveCapacity(nodes.count + batch.count)
-        indexById.reserveCapacity(indexById.count + batch.count)
+        // Everything is valid: commit. Reserve room only for a batch that at least doubles
+        // the history (a bulk load); smaller additions rely on amortized growth, since
+        // reserving an exact capacity on every add would copy the storage every time.
+        if batch.count >= nodes.count {
+            nodes.reserveCapacity(nodes.count + batch.count)
+            indexById.reserveCapacity(indexById.count + batch.count)
+        }
         for (offset, var version) in batch.enumerated() {
             version.successors = Version.Successors()
             let index = Int32(firstNewIndex + offset)
