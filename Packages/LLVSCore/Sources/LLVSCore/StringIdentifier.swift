@@ -1,3 +1,5 @@
+import Foundation
+
 /// A string-backed identifier that compares, orders and hashes by its exact UTF-8 bytes.
 ///
 /// Swift's `String` equality follows Unicode canonical equivalence, so `"é"` written as one
@@ -14,6 +16,11 @@ public protocol StringIdentifier: RawRepresentable, Hashable, Comparable, Codabl
 }
 
 extension StringIdentifier {
+    /// Creates a fresh, random identifier: an upper-case UUID string.
+    public init() {
+        self.init(rawValue: UUID().uuidString)
+    }
+
     /// Creates an identifier from its string form.
     public init(_ rawValue: String) {
         self.init(rawValue: rawValue)

@@ -1,5 +1,3 @@
-import Foundation
-
 extension Value {
     /// The key of a value in the store: an arbitrary string chosen by the caller.
     ///
@@ -11,11 +9,6 @@ extension Value {
         /// Creates an identifier from its string form.
         public init(rawValue: String) {
             self.rawValue = rawValue
-        }
-
-        /// Creates a fresh, random identifier (an uppercase UUID string).
-        public init() {
-            self.init(rawValue: UUID().uuidString)
         }
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 extension Version {
     /// The identifier of a version. New versions get a random UUID string; merge versions
     /// made by the store get an identifier derived from their content.
@@ -12,11 +10,6 @@ extension Version {
         /// Creates an identifier from its string form.
         public init(rawValue: String) {
             self.rawValue = rawValue
-        }
-
-        /// Creates a fresh, random identifier (an uppercase UUID string).
-        public init() {
-            self.init(rawValue: UUID().uuidString)
         }
     }
 }
