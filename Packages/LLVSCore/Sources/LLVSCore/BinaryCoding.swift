@@ -1,0 +1,160 @@
+import Foundation
+
+/// Builds the compact binary encodings of SPEC.md (map nodes, pack files): unsigned LEB128
+/// varints, raw bytes and length-prefixed byte strings.
+public struct ByteWriter: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    /// Creates an empty writer, optionally reserving room for `capacity` bytes.
+    public init(capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The bytes written so far, as `Data`.
+    public var data: Data { Data(bytes) }
+
+    /// Appends one byte.
+    public mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    /// Appends raw bytes.
+    public mutating func append<S: Sequence>(contentsOf other: S) where S.Element == UInt8 {
+        bytes.append(contentsOf: other)
+    }
+
+    /// Appends an unsigned LEB128 varint: 7 bits per byte, least significant group first,
+    /// high bit set on every byte but the last.
+    public mutating func appendVarint(_ value: UInt64) {
+        var remaining = value
+        while remaining >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
+        }
+        bytes.append(UInt8(remaining))
+    }
+
+    /// Appends a varint length followed by the bytes.
+    public mutating func appendLengthPrefixed<C: Collection>(_ other: C) where C.Element == UInt8 {
+        appendVarint(UInt64(other.count))
+        bytes.append(contentsOf: other)
+    }
+
+    /// Appends a string as a varint length followed by its UTF-8 bytes.
+    public mutating func appendString(_ string: String) {
+        appendLengthPrefixed(string.utf8)
+    }
+}
+
+/// Reads what ``ByteWriter`` writes, checking every bound: malformed or truncated input
+/// throws ``ByteReader/Error`` naming the offset, never traps.
+public struct ByteReader: Sendable {
+    /// Why bytes could not be read.
+    public enum Error: Swift.Error, Hashable, CustomStringConvertible {
+        /// `needed` bytes were required at `offset` but only `available` remain.
+        case truncated(offset: Int, needed: Int, available: Int)
+        /// A varint at `offset` is longer than 10 bytes or overflows 64 bits.
+        case malformedVarint(offset: Int)
+        /// A string at `offset` is not valid UTF-8.
+        case invalidUTF8(offset: Int)
+
+        /// A sentence naming the problem and where it is.
+        public var description: String {
+            switch self {
+            case let .truncated(offset, needed, available):
+                return "Truncated data: \(needed) bytes needed at offset \(offset), \(available) available."
+            case .malformedVarint(let offset):
+                return "Malformed varint at offset \(offset)."
+            case .invalidUTF8(let offset):
+                return "Invalid UTF-8 string at offset \(offset)."
+            }
+        }
+    }
+
+    private let data: Data
+    /// The number of bytes consumed so far.
+    public private(set) var offset: Int = 0
+
+    /// Creates a reader over `data` (any `Data`, including a slice).
+    public init(_ data: Data) {
+        self.data = data
+    }
+
+    /// The number of bytes not yet read.
+    public var remainingCount: Int { data.count - offset }
+
+    /// True when every byte has been read.
+    public var isAtEnd: Bool { offset >= data.count }
+
+    /// Reads one byte.
+    ///
+    /// - Throws: ``Error/truncated(offset:needed:available:)`` at the end of the data.
+    public mutating func readByte() throws(Error) -> UInt8 {
+        guard offset < data.count else { throw .truncated(offset: offset, needed: 1, available: 0) }
+        defer { offset += 1 }
+        return data[data.startIndex + offset]
+    }
+
+    /// Reads `count` bytes as a `Data` slice sharing the reader's storage.
+    ///
+    /// - Throws: ``Error/truncated(offset:needed:available:)`` when fewer bytes remain.
+    public mutating func readBytes(_ count: Int) throws(Error) -> Data {
+        guard count >= 0, count <= remainingCount else {
+            throw .truncated(offset: offset, needed: count, available: remainingCount)
+        }
+        let start = data.startIndex + offset
+        offset += count
+        return data[start..<(start + count)]
+    }
+
+    /// Reads an unsigned LEB128 varint.
+    ///
+    /// - Throws: ``Error/truncated(offset:needed:available:)`` or
+    ///   ``Error/malformedVarint(offset:)``.
+    public mutating func readVarint() throws(Error) -> UInt64 {
+        let start = offset
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try readByte()
+            let group = UInt64(byte & 0x7F)
+            guard shift < 64, shift < 63 || group <= 1 else { throw .malformedVarint(offset: start) }
+            result |= group << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    /// Reads a varint and checks that it fits an `Int` no larger than `limit`.
+    ///
+    /// - Throws: ``Error/truncated(offset:needed:available:)`` when the value exceeds the
+    ///   limit (a length that cannot be satisfied), or a varint error.
+    public mutating func readCount(limit: Int) throws(Error) -> Int {
+        let start = offset
+        let value = try readVarint()
+        guard value <= UInt64(limit) else {
+            throw .truncated(offset: start, needed: value > UInt64(Int.max) ? Int.max : Int(value), available: limit)
+        }
+        return Int(value)
+    }
+
+    /// Reads a varint length and that many bytes.
+    ///
+    /// - Throws: ``Error`` when the length or the bytes are missing.
+    public mutating func readLengthPrefixed() throws(Error) -> Data {
+        let count = try readCount(limit: remainingCount)
+        return try readBytes(count)
+    }
+
+    /// Reads a varint length and that many bytes as a UTF-8 string.
+    ///
+    /// - Throws: ``Error/invalidUTF8(offset:)`` for bytes that are not UTF-8, or a length
+    ///   error.
+    public mutating func readString() throws(Error) -> String {
+        let start = offset
+        let bytes = try readLengthPrefixed()
+        guard let string = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8(offset: start) }
+        return string
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import PropertyBased
+import Testing
+import LLVSCore
+
+@Suite struct BinaryCodingTests {
+    @Test func varintsUseLEB128() {
+        var writer = ByteWriter()
+        writer.appendVarint(0)
+        writer.appendVarint(127)
+        writer.appendVarint(128)
+        writer.appendVarint(300)
+        #expect(writer.bytes == [0x00, 0x7F, 0x80, 0x01, 0xAC, 0x02])
+    }
+
+    @Test func valuesRoundTrip() async {
+        let input = zip(Gen<UInt64>.value(in: 0...UInt64.max), Gen.letterOrNumber.string(of: 0...20),
+                        Gen<UInt8>.value(in: 0...255).array(of: 0...30))
+        await propertyCheck(count: 1_000, input: input) { number, string, bytes in
+            var writer = ByteWriter()
+            writer.appendVarint(number)
+            writer.appendString(string)
+            writer.appendLengthPrefixed(bytes)
+            var reader = ByteReader(writer.data)
+            #expect(try reader.readVarint() == number)
+            #expect(try reader.readString() == string)
+            #expect(Array(try reader.readLengthPrefixed()) == bytes)
+            #expect(reader.isAtEnd)
+        }
+    }
+
+    @Test func truncatedInputThrowsWithTheOffset() {
+        var reader = ByteReader(Data([0x05, 0x61, 0x62]))
+        #expect(throws: ByteReader.Error.truncated(offset: 1, needed: 5, available: 2)) {
+            _ = try reader.readLengthPrefixed()
+        }
+        var empty = ByteReader(Data())
+        #expect(throws: ByteReader.Error.truncated(offset: 0, needed: 1, available: 0)) { _ = try empty.readByte() }
+    }
+
+    @Test func overlongVarintIsMalformed() {
+        var reader = ByteReader(Data(repeating: 0xFF, count: 10) + Data([0x01]))
+        #expect(throws: ByteReader.Error.malformedVarint(offset: 0)) { _ = try reader.readVarint() }
+        var overflow = ByteReader(Data(repeating: 0xFF, count: 9) + Data([0x02]))
+        #expect(throws: ByteReader.Error.malformedVarint(offset: 0)) { _ = try overflow.readVarint() }
+        var maximum = ByteReader(Data(repeating: 0xFF, count: 9) + Data([0x01]))
+        #expect(try maximum.readVarint() == UInt64.max)
+    }
+
+    @Test func invalidUTF8IsReported() {
+        var reader = ByteReader(Data([0x02, 0xC3, 0x28]))
+        #expect(throws: ByteReader.Error.invalidUTF8(offset: 0)) { _ = try reader.readString() }
+    }
+
+    @Test func readsFromASliceUseRelativeOffsets() throws {
+        let data = Data([9, 9, 0x03, 0x61, 0x62, 0x63])
+        var reader = ByteReader(data[2...])
+        #expect(try reader.readString() == "abc")
+        #expect(reader.offset == 4)
+    }
+}

@@ -1,0 +1,152 @@
+import Crypto
+import LLVSCore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A version log in a directory of segment files (SPEC.md, "Version log"). Each
+/// `FileVersionLog` instance appends only to a segment of its own, created on its first
+/// append, so writers in different processes never interleave; readers read every segment.
+///
+/// Segment layout: `"LLVSLOG1"`, then records of `u32 little-endian length`, the payload,
+/// and the first 8 bytes of the payload's SHA-256. A process killed during an append leaves
+/// at most a torn final record, which readers ignore; a bad record anywhere else is
+/// reported as corruption.
+public final class FileVersionLog: VersionLog {
+    static let magic = Array("LLVSLOG1".utf8)
+    static let checksumCount = 8
+
+    /// The directory of segment files.
+    public let directoryURL: URL
+
+    private struct Segment {
+        var descriptor: Int32
+        var path: String
+    }
+
+    private let segment = Mutex<Segment?>(nil)
+
+    /// Creates a log in `directoryURL` (created on first append).
+    public init(directoryURL: URL) {
+        self.directoryURL = directoryURL
+    }
+
+    deinit {
+        segment.withLock { segment in
+            if let descriptor = segment?.descriptor { _ = close(descriptor) }
+        }
+    }
+
+    /// Appends records to this instance's segment and fsyncs it.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)`` when the segment cannot be
+    ///   created or written.
+    public func append(_ records: [Data]) throws {
+        guard !records.isEmpty else { return }
+        var writer = ByteWriter(capacity: records.reduce(0) { $0 + $1.count + 12 })
+        for record in records {
+            let length = UInt32(clamping: record.count)
+            withUnsafeBytes(of: length.littleEndian) { writer.append(contentsOf: $0) }
+            writer.append(contentsOf: record)
+            writer.append(contentsOf: SHA256.hash(data: record).prefix(Self.checksumCount))
+        }
+        try segment.withLock { segment in
+            if segment == nil { segment = try createSegment() }
+            guard let current = segment else { return }
+            try POSIXFile.writeAll(writer.data, to: current.descriptor, path: current.path)
+            try POSIXFile.syncDescriptor(current.descriptor, path: current.path)
+        }
+    }
+
+    /// Reads the records appended to any segment after `cursor`.
+    ///
+    /// - Throws: ``ZoneError`` when a segment cannot be read, or holds a bad record that is
+    ///   not its torn final record.
+    public func records(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
+        guard FileManager.default.fileExists(atPath: directoryURL.path) else { return ([], cursor) }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directoryURL.path)
+                .filter { $0.hasSuffix(".log") && !$0.hasPrefix(".") }
+                .sorted()
+        } catch {
+            throw ZoneError.io(operation: "list", path: directoryURL.path, reason: "\(error)")
+        }
+        var records: [Data] = []
+        var next = cursor
+        for name in names {
+            let path = directoryURL.appendingPathComponent(name).path
+            let start = cursor.positions[name] ?? 0
+            let (found, end) = try Self.readRecords(path: path, from: start)
+            records.append(contentsOf: found)
+            next.positions[name] = end
+        }
+        return (records, next)
+    }
+
+    /// Parses the complete records of a segment from byte `start`; returns them and the
+    /// offset after the last complete record.
+    static func readRecords(path: String, from start: Int) throws -> (records: [Data], end: Int) {
+        let bytes = try readFile(path: path, from: start)
+        var offset = 0
+        if start == 0 {
+            guard bytes.count >= magic.count else { return ([], 0) } // header still being written
+            guard Array(bytes.prefix(magic.count)) == magic else {
+                throw ZoneError.corrupt(path: path, reason: "not a version log segment (bad magic)")
+            }
+            offset = magic.count
+        }
+        var records: [Data] = []
+        while bytes.count - offset >= 4 {
+            let length = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            let recordEnd = offset + 4 + length + checksumCount
+            guard recordEnd <= bytes.count else { break } // torn (or still being written) final record
+            let payload = bytes[(offset + 4)..<(offset + 4 + length)]
+            guard Array(SHA256.hash(data: payload).prefix(checksumCount)) == Array(bytes[(offset + 4 + length)..<recordEnd]) else {
+                if recordEnd == bytes.count { break } // torn final record
+                throw ZoneError.corrupt(path: path, reason: "record at offset \(start + offset) fails its checksum")
+            }
+            records.append(Data(payload))
+            offset = recordEnd
+        }
+        return (records, start + offset)
+    }
+
+    private static func readFile(path: String, from start: Int) throws -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ZoneError.io(operation: "open", path: path, reason: "cannot open for reading")
+        }
+        defer { try? handle.close() }
+        do {
+            try handle.seek(toOffset: UInt64(start))
+            return try handle.readToEnd() ?? Data()
+        } catch {
+            throw ZoneError.io(operation: "read", path: path, reason: "\(error)")
+        }
+    }
+
+    private func createSegment() throws -> Segment {
+        let isNewDirectory = !FileManager.default.fileExists(atPath: directoryURL.path)
+        do {
+            try FileManager.default.createDirectory(at: directoryURL, withIntermediateDirectories: true)
+        } catch {
+            throw ZoneError.io(operation: "create directory", path: directoryURL.path, reason: "\(error)")
+        }
+        if isNewDirectory { try POSIXFile.syncDirectory(directoryURL.deletingLastPathComponent()) }
+        let path = directoryURL.appendingPathComponent("\(UUID().uuidString).log").path
+        let descriptor = try POSIXFile.openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_APPEND, operation: "create segment")
+        do {
+            try POSIXFile.writeAll(Data(Self.magic), to: descriptor, path: path)
+            try POSIXFile.syncDescriptor(descriptor, path: path)
+            try POSIXFile.syncDirectory(directoryURL)
+        } catch {
+            _ = close(descriptor)
+            throw error
+        }
+        return Segment(descriptor: descriptor, path: path)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Synchronization
+
+/// Keeps stores in memory: nothing touches the disk, and everything is gone when the
+/// `MemoryStorage` instance is released. Opening the same root directory URL twice with
+/// one instance opens the same store, so tests can "reopen" a memory store.
+public final class MemoryStorage: Storage {
+    private let stores = Mutex<[String: StoreZones]>([:])
+
+    /// Creates an empty in-memory backend.
+    public init() {}
+
+    /// The zones of the store at `rootDirectoryURL`, created empty on first use.
+    public func makeZones(rootDirectoryURL: URL) throws -> StoreZones {
+        let key = rootDirectoryURL.standardizedFileURL.path
+        return stores.withLock { stores in
+            if let existing = stores[key] { return existing }
+            let zones = StoreZones(values: MemoryZone(), maps: MemoryZone(), versions: MemoryVersionLog())
+            stores[key] = zones
+            return zones
+        }
+    }
+}
+
+/// A zone in memory: a dictionary guarded by a mutex.
+public final class MemoryZone: Zone {
+    private let items = Mutex<[ZoneReference: Data]>([:])
+
+    /// Creates an empty zone.
+    public init() {}
+
+    /// Stores items; a reference that already holds data keeps it (append-only), and a
+    /// reference repeated within the batch gets its last data.
+    public func store(_ items: [ZoneItem]) throws {
+        var batch: [ZoneReference: Data] = [:]
+        for item in items { batch[item.reference] = item.data }
+        self.items.withLock { stored in
+            stored.merge(batch) { existing, _ in existing }
+        }
+    }
+
+    /// The data of each reference, or nil.
+    public func data(for references: [ZoneReference]) throws -> [Data?] {
+        items.withLock { stored in references.map { stored[$0] } }
+    }
+}
+
+/// A version log in memory: one array, read by index.
+public final class MemoryVersionLog: VersionLog {
+    private let records = Mutex<[Data]>([])
+    private static let segment = "memory"
+
+    /// Creates an empty log.
+    public init() {}
+
+    /// Appends records.
+    public func append(_ records: [Data]) throws {
+        self.records.withLock { $0.append(contentsOf: records) }
+    }
+
+    /// The records after `cursor`.
+    public func records(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
+        records.withLock { all in
+            let start = min(cursor.positions[Self.segment] ?? 0, all.count)
+            return (Array(all[start...]), VersionLogCursor(positions: [Self.segment: all.count]))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few system calls the file backend needs that Foundation does not offer with the
+/// guarantees required (fsync of files and directories, rename over an existing file,
+/// exclusive creation, appends), each reporting failure as
+/// ``ZoneError/io(operation:path:reason:)``.
+enum POSIXFile {
+    /// Writes `data` to `url` atomically and durably: a uniquely named temporary file in the
+    /// same directory is written and fsynced, renamed over `url`, and the directory fsynced.
+    /// Readers see either no file or the whole file.
+    static func writeAtomically(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        let descriptor = try openFile(temporary.path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
+        do {
+            try writeAll(data, to: descriptor, path: temporary.path)
+            try syncDescriptor(descriptor, path: temporary.path)
+            try closeFile(descriptor, path: temporary.path)
+        } catch {
+            _ = close(descriptor)
+            _ = unlink(temporary.path)
+            throw error
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let failure = ioError("rename into place", url.path)
+            _ = unlink(temporary.path)
+            throw failure
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Fsyncs a directory so that entries created or renamed in it are durable.
+    static func syncDirectory(_ url: URL) throws {
+        let descriptor = try openFile(url.path, flags: O_RDONLY | O_DIRECTORY, operation: "open directory")
+        defer { _ = close(descriptor) }
+        try syncDescriptor(descriptor, path: url.path)
+    }
+
+    /// Opens a file with close-on-exec, returning its descriptor.
+    static func openFile(_ path: String, flags: Int32, operation: String) throws -> Int32 {
+        let descriptor = open(path, flags | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ioError(operation, path) }
+        return descriptor
+    }
+
+    /// Writes all of `data`, retrying short writes and interrupted calls.
+    static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("write", path)
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Flushes a descriptor's data to stable storage.
+    static func syncDescriptor(_ descriptor: Int32, path: String) throws {
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw ioError("fsync", path) }
+        }
+    }
+
+    /// Closes a descriptor, reporting failure.
+    static func closeFile(_ descriptor: Int32, path: String) throws {
+        guard close(descriptor) == 0 else { throw ioError("close", path) }
+    }
+
+    /// The error for the failed `operation` on `path`, from `errno`.
+    static func ioError(_ operation: String, _ path: String) -> ZoneError {
+        .io(operation: operation, path: path, reason: String(cString: strerror(errno)))
+    }
+}

@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import LLVSCore
+
+/// A pack: the items one `store` call wrote for one version, in one immutable file
+/// (SPEC.md, "Pack files"). Layout:
+///
+/// ```
+/// "LLVSPACK"  u8 format = 1  string version  varint n
+/// n × (string key, varint data length)      — keys in UTF-8 byte order, unique
+/// the n data blobs, in the same order
+/// SHA-256 of every preceding byte (32 bytes)
+/// ```
+struct PackFile: Sendable {
+    static let magic = Array("LLVSPACK".utf8)
+    static let formatVersion: UInt8 = 1
+
+    /// Where an item's key and data lie inside ``bytes``.
+    struct Entry: Sendable {
+        var keyStart: Int
+        var keyCount: Int
+        var dataStart: Int
+        var dataCount: Int
+    }
+
+    /// The version the pack belongs to.
+    let version: Version.ID
+    /// The whole file.
+    let bytes: Data
+    /// One entry per item, in key order.
+    let entries: [Entry]
+
+    /// The number of items.
+    var count: Int { entries.count }
+
+    /// Encodes items (any order; a repeated key keeps its last data) as a pack.
+    static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
+        var latest: [ZoneReference.Key: Data] = [:]
+        for item in items { latest[item.key] = item.data }
+        let sorted = latest.sorted { $0.key < $1.key }
+        var writer = ByteWriter(capacity: 64 + sorted.reduce(0) { $0 + $1.key.rawValue.utf8.count + $1.value.count + 4 })
+        writer.append(contentsOf: magic)
+        writer.append(formatVersion)
+        writer.appendString(version.rawValue)
+        writer.appendVarint(UInt64(sorted.count))
+        for (key, data) in sorted {
+            writer.appendString(key.rawValue)
+            writer.appendVarint(UInt64(data.count))
+        }
+        for (_, data) in sorted { writer.append(contentsOf: data) }
+        writer.append(contentsOf: SHA256.hash(data: writer.bytes))
+        return writer.data
+    }
+
+    /// Decodes and verifies a pack read from `path`.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` for a bad magic, format, checksum,
+    ///   truncation, unsorted keys or trailing bytes.
+    init(decoding bytes: Data, path: String) throws {
+        // Entry offsets are relative to the start; make sure that is index 0.
+        let bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
+        let minimum = Self.magic.count + 1 + SHA256.byteCount
+        guard bytes.count >= minimum else {
+            throw ZoneError.corrupt(path: path, reason: "pack of \(bytes.count) bytes is shorter than the minimum \(minimum)")
+        }
+        let bodyCount = bytes.count - SHA256.byteCount
+        guard Data(SHA256.hash(data: bytes[0..<bodyCount])) == bytes[bodyCount...] else {
+            throw ZoneError.corrupt(path: path, reason: "pack checksum does not match its contents")
+        }
+        var reader = ByteReader(bytes[0..<bodyCount])
+        do {
+            guard Array(try reader.readBytes(Self.magic.count)) == Self.magic else {
+                throw ZoneError.corrupt(path: path, reason: "not a pack file (bad magic)")
+            }
+            let format = try reader.readByte()
+            guard format == Self.formatVersion else {
+                throw ZoneError.corrupt(path: path, reason: "unsupported pack format \(format)")
+            }
+            version = Version.ID(try reader.readString())
+            let count = try reader.readCount(limit: reader.remainingCount)
+            var entries: [Entry] = []
+            entries.reserveCapacity(count)
+            var dataLengths: [Int] = []
+            dataLengths.reserveCapacity(count)
+            for _ in 0..<count {
+                let keyLength = try reader.readCount(limit: reader.remainingCount)
+                let keyStart = reader.offset
+                _ = try reader.readBytes(keyLength)
+                entries.append(Entry(keyStart: keyStart, keyCount: keyLength, dataStart: 0, dataCount: 0))
+                dataLengths.append(try reader.readCount(limit: reader.remainingCount))
+            }
+            for index in entries.indices {
+                entries[index].dataStart = reader.offset
+                entries[index].dataCount = dataLengths[index]
+                _ = try reader.readBytes(dataLengths[index])
+            }
+            guard reader.isAtEnd else {
+                throw ZoneError.corrupt(path: path, reason: "\(reader.remainingCount) unexpected bytes after the last item")
+            }
+            self.bytes = bytes
+            self.entries = entries
+        } catch let error as ByteReader.Error {
+            throw ZoneError.corrupt(path: path, reason: error.description)
+        }
+        for (previous, next) in zip(entries, entries.dropFirst()) where compare(previous, next) >= 0 {
+            throw ZoneError.corrupt(path: path, reason: "keys are not in strictly increasing byte order")
+        }
+    }
+
+    /// The data stored under `key`, or nil. Binary search over the sorted keys.
+    func data(for key: ZoneReference.Key) -> Data? {
+        let wanted = Array(key.rawValue.utf8)
+        var low = 0, high = entries.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let order = compare(entries[middle], wanted)
+            if order == 0 {
+                let entry = entries[middle]
+                return bytes[entry.dataStart..<(entry.dataStart + entry.dataCount)]
+            }
+            if order < 0 { low = middle + 1 } else { high = middle - 1 }
+        }
+        return nil
+    }
+
+    /// Byte-wise comparison of an entry's key with `key`: negative, zero or positive.
+    private func compare(_ entry: Entry, _ key: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { raw in
+            Self.compareBytes(UnsafeRawBufferPointer(rebasing: raw[entry.keyStart..<(entry.keyStart + entry.keyCount)]), key)
+        }
+    }
+
+    private func compare(_ a: Entry, _ b: Entry) -> Int {
+        bytes.withUnsafeBytes { raw in
+            Self.compareBytes(UnsafeRawBufferPointer(rebasing: raw[a.keyStart..<(a.keyStart + a.keyCount)]),
+                              Array(raw[b.keyStart..<(b.keyStart + b.keyCount)]))
+        }
+    }
+
+    private static func compareBytes(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
+        for (x, y) in zip(a, b) where x != y {
+            return x < y ? -1 : 1
+        }
+        return a.count - b.count
+    }
+}

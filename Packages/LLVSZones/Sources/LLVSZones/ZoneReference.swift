@@ -1,0 +1,52 @@
+import Foundation
+import LLVSCore
+
+/// Addresses one item of a zone: a key (a value identifier, a map node hash, …) and the
+/// version whose changes stored it. Zones are append-only: the data of a reference never
+/// changes once stored.
+public struct ZoneReference: Hashable, Sendable, CustomStringConvertible {
+    /// An item key, compared by its exact UTF-8 bytes.
+    public struct Key: StringIdentifier {
+        /// The key's string form.
+        public var rawValue: String
+
+        /// Creates a key from its string form.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+    }
+
+    /// The item key.
+    public var key: Key
+
+    /// The version that stored the item.
+    public var version: Version.ID
+
+    /// Creates a reference to the item `key` stored by `version`.
+    public init(key: Key, version: Version.ID) {
+        self.key = key
+        self.version = version
+    }
+
+    /// The reference of a stored value's data.
+    public init(_ reference: Value.Reference) {
+        self.init(key: Key(reference.valueId.rawValue), version: reference.storedVersionId)
+    }
+
+    /// `key@version`.
+    public var description: String { "\(key)@\(version)" }
+}
+
+/// One item to store: where, and the bytes.
+public struct ZoneItem: Sendable {
+    /// Where the item is stored.
+    public var reference: ZoneReference
+    /// The item's bytes.
+    public var data: Data
+
+    /// Creates an item.
+    public init(reference: ZoneReference, data: Data) {
+        self.reference = reference
+        self.data = data
+    }
+}
