@@ -129,12 +129,11 @@ public struct ByteReader: Sendable {
     /// Reads a varint and checks that it fits an `Int` no larger than `limit`.
     ///
     /// - Throws: ``Error/truncated(offset:needed:available:)`` when the value exceeds the
-    ///   limit (a length that cannot be satisfied), or a varint error.
+    ///   limit (a count that cannot be satisfied), or a varint error.
     public mutating func readCount(limit: Int) throws(Error) -> Int {
-        let start = offset
         let value = try readVarint()
-        guard value <= UInt64(limit) else {
-            throw .truncated(offset: start, needed: value > UInt64(Int.max) ? Int.max : Int(value), available: limit)
+        guard value <= UInt64(max(limit, 0)) else {
+            throw .truncated(offset: offset, needed: value > UInt64(Int.max) ? Int.max : Int(value), available: limit)
         }
         return Int(value)
     }
@@ -143,8 +142,11 @@ public struct ByteReader: Sendable {
     ///
     /// - Throws: ``Error`` when the length or the bytes are missing.
     public mutating func readLengthPrefixed() throws(Error) -> Data {
-        let count = try readCount(limit: remainingCount)
-        return try readBytes(count)
+        let value = try readVarint()
+        guard value <= UInt64(remainingCount) else {
+            throw .truncated(offset: offset, needed: value > UInt64(Int.max) ? Int.max : Int(value), available: remainingCount)
+        }
+        return try readBytes(Int(value))
     }
 
     /// Reads a varint length and that many bytes as a UTF-8 string.

@@ -16,7 +16,7 @@ import LLVSCore
     @Test func valuesRoundTrip() async {
         let input = zip(Gen<UInt64>.value(in: 0...UInt64.max), Gen.letterOrNumber.string(of: 0...20),
                         Gen<UInt8>.value(in: 0...255).array(of: 0...30))
-        await propertyCheck(count: 1_000, input: input) { number, string, bytes in
+        await propertyCheck(count: 1_000, input: input) { number, string, bytes throws in
             var writer = ByteWriter()
             writer.appendVarint(number)
             writer.appendString(string)
@@ -29,7 +29,7 @@ import LLVSCore
         }
     }
 
-    @Test func truncatedInputThrowsWithTheOffset() {
+    @Test func truncatedInputThrowsWithTheOffset() throws {
         var reader = ByteReader(Data([0x05, 0x61, 0x62]))
         #expect(throws: ByteReader.Error.truncated(offset: 1, needed: 5, available: 2)) {
             _ = try reader.readLengthPrefixed()
@@ -38,7 +38,7 @@ import LLVSCore
         #expect(throws: ByteReader.Error.truncated(offset: 0, needed: 1, available: 0)) { _ = try empty.readByte() }
     }
 
-    @Test func overlongVarintIsMalformed() {
+    @Test func overlongVarintIsMalformed() throws {
         var reader = ByteReader(Data(repeating: 0xFF, count: 10) + Data([0x01]))
         #expect(throws: ByteReader.Error.malformedVarint(offset: 0)) { _ = try reader.readVarint() }
         var overflow = ByteReader(Data(repeating: 0xFF, count: 9) + Data([0x02]))
