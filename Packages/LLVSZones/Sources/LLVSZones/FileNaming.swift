@@ -27,7 +27,7 @@ enum FileNaming {
 
     /// Lower-case hex of the SHA-256 digest of `bytes`.
     static func sha256Hex<D: DataProtocol>(_ bytes: D) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(Array(SHA256.hash(data: bytes)))
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

@@ -1,0 +1,124 @@
+import Foundation
+import LLVSCore
+import LLVSZones
+import Synchronization
+
+/// The map index of a store: for every version, which value references exist. Each version
+/// has a root ``NodeReference`` (nil for an empty map); nodes are shared between versions
+/// and stored in the maps zone under (node hash, writing version).
+///
+/// All operations are thread-safe. Decoded nodes are cached by hash.
+public final class Map: Sendable {
+    /// The zone holding the nodes.
+    public let zone: any Zone
+    private let cache: Mutex<NodeCache>
+
+    /// Creates a map over `zone`, caching up to `cachedNodeLimit` decoded nodes.
+    public init(zone: any Zone, cachedNodeLimit: Int = 200_000) {
+        self.zone = zone
+        self.cache = Mutex(NodeCache(limit: cachedNodeLimit))
+    }
+
+    /// The reference of `valueId` in the map rooted at `root`, or nil if absent.
+    ///
+    /// - Throws: ``MapError`` when a node is missing or corrupt.
+    public func reference(of valueId: Value.ID, in root: NodeReference?, overlay: MapOverlay? = nil) throws(MapError) -> Value.Reference? {
+        let keyHash = Digest.of(valueId)
+        var current = root
+        var depth = 0
+        while let reference = current {
+            switch try node(reference, overlay: overlay) {
+            case .leaf(let entries):
+                return entries.first { $0.keyHash == keyHash && $0.reference.valueId == valueId }?.reference
+            case let .interior(bitmap, children):
+                current = MapNode.child(at: keyHash.nibble(at: depth), bitmap: bitmap, children: children)
+                depth += 1
+            }
+        }
+        return nil
+    }
+
+    /// Calls `body` for every value reference in the map rooted at `root`, in placement-hash
+    /// order.
+    ///
+    /// - Throws: ``MapError`` for a missing or corrupt node, or what `body` throws.
+    public func enumerate(_ root: NodeReference?, overlay: MapOverlay? = nil, _ body: (Value.Reference) throws -> Void) throws {
+        guard let root else { return }
+        switch try node(root, overlay: overlay) {
+        case .leaf(let entries):
+            for entry in entries { try body(entry.reference) }
+        case .interior(_, let children):
+            for child in children { try enumerate(child, overlay: overlay, body) }
+        }
+    }
+
+    /// Every value reference in the map rooted at `root`.
+    ///
+    /// - Throws: ``MapError`` when a node is missing or corrupt.
+    public func references(in root: NodeReference?, overlay: MapOverlay? = nil) throws -> [Value.Reference] {
+        var result: [Value.Reference] = []
+        result.reserveCapacity(root?.count ?? 0)
+        try enumerate(root, overlay: overlay) { result.append($0) }
+        return result
+    }
+
+    /// Persists the nodes of an update in the maps zone, as one batch of its version.
+    ///
+    /// - Throws: ``MapError/zone(_:)`` when the zone cannot store them.
+    public func write(_ update: MapUpdate) throws(MapError) {
+        guard !update.newNodes.isEmpty else { return }
+        do {
+            try zone.store(update.newNodes.map {
+                ZoneItem(reference: ZoneReference(key: .init($0.hash.hex), version: update.location), data: $0.bytes)
+            })
+        } catch let error as ZoneError {
+            throw .zone(error)
+        } catch {
+            throw .zone(.io(operation: "store map nodes", path: update.location.rawValue, reason: "\(error)"))
+        }
+        cache.withLock { cache in
+            for node in update.newNodes { cache.insert(node.node, for: node.hash) }
+        }
+    }
+
+    // MARK: Loading nodes
+
+    /// The node at `reference`: from `pending` (nodes of an update being built), the
+    /// overlay, the cache, or the zone (verified against its hash).
+    func node(_ reference: NodeReference, overlay: MapOverlay?, pending: [Digest: EncodedNode]? = nil) throws(MapError) -> MapNode {
+        if let node = pending?[reference.hash]?.node ?? overlay?.node(reference.hash) { return node }
+        if let node = cache.withLock({ $0.node(reference.hash) }) { return node }
+        let bytes: Data?
+        do {
+            bytes = try zone.data(for: ZoneReference(key: .init(reference.hash.hex), version: reference.location))
+        } catch let error as ZoneError {
+            throw .zone(error)
+        } catch {
+            throw .zone(.io(operation: "read map node", path: reference.location.rawValue, reason: "\(error)"))
+        }
+        guard let bytes else { throw .missingNode(hash: reference.hash, location: reference.location) }
+        let (node, hash) = try MapNode.decode(bytes)
+        guard hash == reference.hash else { throw .corruptNode(hash: reference.hash, location: reference.location) }
+        cache.withLock { $0.insert(node, for: hash) }
+        return node
+    }
+}
+
+/// A node built by an update, with its stored bytes.
+public struct EncodedNode: Sendable {
+    /// The node's hash.
+    public let hash: Digest
+    /// The node's stored bytes.
+    public let bytes: Data
+    let node: MapNode
+}
+
+/// The result of applying changes to a map: the new root and the nodes to store for it.
+public struct MapUpdate: Sendable {
+    /// The root of the new map, or nil when it is empty.
+    public let root: NodeReference?
+    /// The version the new nodes are stored under.
+    public let location: Version.ID
+    /// The nodes the new map needs that did not exist before, in no particular order.
+    public let newNodes: [EncodedNode]
+}
