@@ -1,0 +1,75 @@
+import LLVSCore
+
+/// Decides how a merge resolves its conflicts.
+///
+/// The store calls ``changes(toResolve:in:)`` with the ``Merge`` and a context to read
+/// from. The returned changes must include one for every conflicting fork (a change naming
+/// that value identifier); they may also override non-conflicting forks or change other
+/// values. Changes of the second branch that the arbiter does not mention are carried into
+/// the merge automatically.
+///
+/// The context type is the arbiter's choice: write `in store: Store` (as the reference
+/// LLVS documentation does) to read through the concrete store, or take
+/// ``AnyMergeContext`` (the default) to depend on nothing but this package:
+///
+/// ```swift
+/// public class MostRecentBranchFavoringArbiter: MergeArbiter {
+///     public func changes(toResolve merge: Merge, in store: Store) throws -> [Value.Change] { … }
+/// }
+/// ```
+///
+/// For merges to converge across replicas, an arbiter must be deterministic: the same
+/// merge and the same stored data must give the same changes.
+public protocol MergeArbiter {
+    /// What the arbiter reads from: `Store`, ``AnyMergeContext``, or another context type
+    /// the store can provide.
+    associatedtype Context: MergeContext = AnyMergeContext
+
+    /// The changes that resolve `merge`.
+    ///
+    /// - Throws: Any error; the merge then fails and nothing is written.
+    func changes(toResolve merge: Merge, in store: Context) throws -> [Value.Change]
+}
+
+/// Why a built-in arbiter could not resolve a merge.
+public enum MergeArbiterError: Error, Hashable, CustomStringConvertible {
+    /// A fork names `valueId`, but the context has no such value at `versionId`.
+    case missingValue(Value.ID, at: Version.ID)
+    /// The context does not know the version `versionId`.
+    case missingVersion(Version.ID)
+
+    /// A sentence naming the value and version.
+    public var description: String {
+        switch self {
+        case let .missingValue(valueId, versionId):
+            return "The merge names value \(valueId), which is absent at version \(versionId)."
+        case .missingVersion(let versionId):
+            return "Version \(versionId) is unknown to the merge context."
+        }
+    }
+}
+
+extension MergeContext {
+    /// The reference of a value a fork says is present at `versionId`.
+    ///
+    /// - Throws: ``MergeArbiterError/missingValue(_:at:)`` when it is absent.
+    func requiredReference(_ valueId: Value.ID, at versionId: Version.ID) throws -> Value.Reference {
+        guard let reference = try valueReference(valueId, at: versionId) else {
+            throw MergeArbiterError.missingValue(valueId, at: versionId)
+        }
+        return reference
+    }
+
+    /// The version record of `versionId`.
+    ///
+    /// - Throws: ``MergeArbiterError/missingVersion(_:)`` when it is unknown.
+    func requiredVersion(_ versionId: Version.ID) throws -> Version {
+        guard let version = try version(identifiedBy: versionId) else { throw MergeArbiterError.missingVersion(versionId) }
+        return version
+    }
+}
+
+/// Orders versions by timestamp, then identifier: the recency every built-in tie-break uses.
+func isMoreRecent(_ a: Version, than b: Version) -> Bool {
+    a.timestamp != b.timestamp ? a.timestamp > b.timestamp : a.id > b.id
+}
