@@ -22,6 +22,22 @@ extension History {
         return search.bases.map { nodes[Int($0)].version.id }.sorted()
     }
 
+    /// The best common ancestors of two *sets* of versions: the versions that are ancestors
+    /// (or members) of some version of each set and are not ancestors of another such
+    /// version. With one version per set this is ``mergeBases(_:_:)``. A recursive merge
+    /// uses it to find the bases of a virtual ancestor (whose "parents" are a set of
+    /// versions) and another version. Sorted by identifier.
+    ///
+    /// - Throws: ``Error/unknownVersion(_:)`` when a version is not in the history.
+    public func mergeBases<First: Collection, Second: Collection>(of first: First, and second: Second) throws -> [Version.ID]
+    where First.Element == Version.ID, Second.Element == Version.ID {
+        var firstIndices: [Int32] = []
+        for id in first { firstIndices.append(try index(of: id)) }
+        var secondIndices: [Int32] = []
+        for id in second { secondIndices.append(try index(of: id)) }
+        return mergeBaseSearch(firstIndices, secondIndices).bases.map { nodes[Int($0)].version.id }.sorted()
+    }
+
     /// One common ancestor of two versions, chosen deterministically among the
     /// ``mergeBases(_:_:)``: the one with the greatest generation, then the latest
     /// timestamp, then the greatest identifier. Nil for unrelated versions.
@@ -63,13 +79,18 @@ extension History {
     }
 
     func mergeBaseSearch(_ first: Int32, _ second: Int32) -> MergeBaseSearch {
-        if first == second { return MergeBaseSearch(bases: [first], visitedCount: 0) }
+        mergeBaseSearch([first], [second])
+    }
 
-        var paint: [Int32: UInt8] = [first: Paint.fromFirst, second: Paint.fromSecond]
+    func mergeBaseSearch(_ first: [Int32], _ second: [Int32]) -> MergeBaseSearch {
+        var paint: [Int32: UInt8] = [:]
+        for index in first { paint[index, default: 0] |= Paint.fromFirst }
+        for index in second { paint[index, default: 0] |= Paint.fromSecond }
         var queue = Heap<QueueEntry>()
-        queue.insert(QueueEntry(generation: nodes[Int(first)].generation, index: first))
-        queue.insert(QueueEntry(generation: nodes[Int(second)].generation, index: second))
-        var queuedNonStaleCount = 2
+        for index in paint.keys {
+            queue.insert(QueueEntry(generation: nodes[Int(index)].generation, index: index))
+        }
+        var queuedNonStaleCount = paint.count
         var bases: [Int32] = []
         var visitedCount = 0
 

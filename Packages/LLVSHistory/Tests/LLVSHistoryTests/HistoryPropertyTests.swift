@@ -52,6 +52,18 @@ import Testing
         }
     }
 
+    @Test func mergeBasesOfSetsAreTheBestCommonAncestors() async {
+        let input = zip(RandomDAG.generator, Gen.int(in: 0...1_000).array(of: 1...4), Gen.int(in: 0...1_000).array(of: 1...4))
+        await propertyCheck(count: Self.cases, input: input) { dag, firstSeeds, secondSeeds in
+            let history = try dag.sequentialHistory()
+            let oracle = AncestryOracle(dag)
+            let first = firstSeeds.map { $0 % dag.count }, second = secondSeeds.map { $0 % dag.count }
+            let bases = try history.mergeBases(of: first.map { dag.ids[$0] }, and: second.map { dag.ids[$0] })
+            #expect(bases == oracle.bestCommonAncestors(of: first, and: second).map { dag.ids[$0] }.sorted(),
+                    "bases of \(first) and \(second)")
+        }
+    }
+
     @Test func ancestryMatchesTheOracle() async {
         await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
             let history = try dag.sequentialHistory()

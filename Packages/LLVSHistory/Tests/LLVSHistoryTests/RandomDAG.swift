@@ -102,7 +102,12 @@ struct AncestryOracle {
     /// The common ancestors of `a` and `b` (each counting as its own ancestor) that are not
     /// proper ancestors of another common ancestor.
     func bestCommonAncestors(_ a: Int, _ b: Int) -> [Int] {
-        let common = inclusiveAncestors[a] & inclusiveAncestors[b]
+        bestCommonAncestors(of: [a], and: [b])
+    }
+
+    /// The best common ancestors of two sets of versions.
+    func bestCommonAncestors(of first: [Int], and second: [Int]) -> [Int] {
+        let common = first.reduce(UInt64(0)) { $0 | inclusiveAncestors[$1] } & second.reduce(UInt64(0)) { $0 | inclusiveAncestors[$1] }
         var belowAnotherCommonAncestor: UInt64 = 0
         var remaining = common
         while remaining != 0 {
