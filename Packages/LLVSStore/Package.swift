@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+// LLVSStore: the versioned store. `Store` composes the history graph, the map index, the
+// zones and the merge arbiters: making versions, reading values at any version, diffs,
+// three-way (and criss-cross, and two-way) merges with convergent merge identities.
+
+import PackageDescription
+
+let package = Package(
+    name: "LLVSStore",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "LLVSStore", targets: ["LLVSStore"]),
+    ],
+    dependencies: [
+        .package(path: "../LLVSCore"),
+        .package(path: "../LLVSHistory"),
+        .package(path: "../LLVSZones"),
+        .package(path: "../LLVSMap"),
+        .package(path: "../LLVSMerge"),
+        .package(path: "../LLVSTesting"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "LLVSStore",
+            dependencies: [
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSHistory", package: "LLVSHistory"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSMap", package: "LLVSMap"),
+                .product(name: "LLVSMerge", package: "LLVSMerge"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // A helper process for the multi-process and crash tests: it writes versions to a
+        // store directory and prints each identifier once makeVersion has returned.
+        .executableTarget(name: "llvs-store-worker", dependencies: ["LLVSStore"]),
+        .testTarget(
+            name: "LLVSStoreTests",
+            dependencies: [
+                "LLVSStore",
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,155 @@
+import Foundation
+import LLVSCore
+import LLVSMap
+import LLVSMerge
+
+/// One merge, with the virtual versions it needs along the way.
+struct MergeOperation<Arbiter: MergeArbiter> {
+    let store: Store
+    let arbiter: Arbiter
+    /// What the arbiter reads: the store plus this merge's virtual versions.
+    let view: Store
+
+    init(store: Store, arbiter: Arbiter) {
+        self.store = store
+        self.arbiter = arbiter
+        self.view = Store(viewOf: store, overlay: MergeOverlay())
+    }
+
+    /// Merges `first` and `second`, whose best common ancestors are `bases`, and writes the
+    /// merge version.
+    func merge(_ first: Version, _ second: Version, bases: [Version.ID], metadata: Version.Metadata) throws -> Version {
+        try resolve(first, second, bases: bases, metadata: metadata, virtual: false)
+    }
+
+    /// Resolves a merge and makes its version: written to the store, or — for a virtual
+    /// ancestor — kept in the view's overlay.
+    private func resolve(_ first: Version, _ second: Version, bases: [Version.ID], metadata: Version.Metadata,
+                         virtual: Bool) throws -> Version {
+        let (ancestorRoot, ancestor) = try commonAncestor(of: bases)
+        let firstRoot = try view.root(of: first.id), secondRoot = try view.root(of: second.id)
+        let forks = try view.withMap { (map, overlay) throws(MapError) in
+            try map.forks(first: firstRoot, second: secondRoot, ancestor: ancestorRoot, overlay: overlay)
+        }
+        let description = Merge(versions: (first, second), commonAncestor: ancestor, mergeBaseIds: bases.sorted(),
+                                forksByValueIdentifier: forks.mapValues(\.fork))
+        let decided = try arbiterChanges(for: description)
+
+        var decidedById: [Value.ID: Value.Change] = [:]
+        for change in decided {
+            guard decidedById.updateValue(change, forKey: change.valueId) == nil else {
+                throw StoreError.conflictingChanges(valueId: change.valueId)
+            }
+        }
+        var changes = decided
+        for (valueId, fork) in forks.sorted(by: { $0.key < $1.key }) where decidedById[valueId] == nil {
+            if fork.fork.isConflicting { throw StoreError.unresolvedConflict(valueId: valueId, fork: fork.fork) }
+            // What only the second branch did is carried into the merge (which starts from
+            // the first branch's map).
+            switch fork.fork {
+            case .inserted(.second), .updated(.second):
+                if let reference = fork.second { changes.append(.preserve(reference)) }
+            case .removed(.second):
+                changes.append(.preserveRemoval(valueId))
+            default:
+                break
+            }
+        }
+
+        let identifier = try mergeIdentifier(first, second, forks: forks, changes: changes, metadata: metadata, virtual: virtual)
+        let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
+                              timestamp: max(first.timestamp, second.timestamp), metadata: metadata)
+        guard virtual else {
+            return try VersionWriter(store: store).write(version, changes: changes).version
+        }
+        return try keepVirtual(version, basedOn: firstRoot, changes: changes)
+    }
+
+    /// The map root and (if single) the version the forks are relative to. Several bases
+    /// are merged pairwise, in identifier order, into a virtual version; the bases of each
+    /// step are the merge bases of the bases merged so far and the next one.
+    private func commonAncestor(of bases: [Version.ID]) throws -> (root: NodeReference?, version: Version?) {
+        switch bases.count {
+        case 0:
+            return (nil, nil)
+        case 1:
+            return (try view.root(of: bases[0]), try view.required(bases[0]))
+        default:
+            let sorted = bases.sorted()
+            var accumulated = try view.required(sorted[0])
+            var members = [sorted[0]]
+            for next in sorted.dropFirst() {
+                let innerBases = try store.queryHistory { try $0.mergeBases(of: members, and: [next]) }
+                accumulated = try resolve(accumulated, try view.required(next), bases: innerBases, metadata: [:], virtual: true)
+                members.append(next)
+            }
+            return (try view.root(of: accumulated.id), nil)
+        }
+    }
+
+    /// Asks the arbiter, through the context type it reads from.
+    private func arbiterChanges(for merge: Merge) throws -> [Value.Change] {
+        if let context = view as? Arbiter.Context {
+            return try arbiter.changes(toResolve: merge, in: context)
+        }
+        if let context = AnyMergeContext(view) as? Arbiter.Context {
+            return try arbiter.changes(toResolve: merge, in: context)
+        }
+        throw StoreError.unsupportedArbiterContext(String(describing: Arbiter.Context.self))
+    }
+
+    /// The content-derived identifier: what the merge holds wherever it differs from either
+    /// predecessor.
+    private func mergeIdentifier(_ first: Version, _ second: Version, forks: [Value.ID: MapFork], changes: [Value.Change],
+                                 metadata: Version.Metadata, virtual: Bool) throws -> Version.ID {
+        func outcome(_ reference: Value.Reference?) -> MergeIdentity.Outcome {
+            reference.map { .reference($0.storedVersionId) } ?? .absent
+        }
+        var outcomes: [Value.ID: MergeIdentity.Outcome] = [:]
+        let changesById = Dictionary(changes.map { ($0.valueId, $0) }, uniquingKeysWith: { _, last in last })
+        for valueId in Set(forks.keys).union(changesById.keys) {
+            let onFirst: MergeIdentity.Outcome, onSecond: MergeIdentity.Outcome
+            if let fork = forks[valueId] {
+                (onFirst, onSecond) = (outcome(fork.first), outcome(fork.second))
+            } else {
+                // No fork: both sides agree.
+                onFirst = outcome(try view.reference(of: valueId, at: first.id))
+                onSecond = onFirst
+            }
+            let merged: MergeIdentity.Outcome
+            switch changesById[valueId] {
+            case .insert(let value)?, .update(let value)?: merged = .newData(value.data)
+            case .remove?, .preserveRemoval?: merged = .absent
+            case .preserve(let reference)?: merged = .reference(reference.storedVersionId)
+            case nil: merged = onFirst
+            }
+            if merged != onFirst || merged != onSecond { outcomes[valueId] = merged }
+        }
+        let identifier = MergeIdentity.identifier(domain: virtual ? "llvs-virtual-merge-1" : "llvs-merge-1",
+                                                  predecessors: (first.id, second.id), outcomes: outcomes, metadata: metadata)
+        return virtual ? Version.ID("virtual-" + identifier.rawValue) : identifier
+    }
+
+    /// Builds a virtual version's map in memory and records it in the view's overlay.
+    private func keepVirtual(_ version: Version, basedOn base: NodeReference?, changes: [Value.Change]) throws -> Version {
+        var mapChanges: [MapChange] = []
+        var data: [Value.Reference: Data] = [:]
+        for change in changes {
+            switch change {
+            case .insert(let value), .update(let value):
+                let reference = Value.Reference(valueId: value.id, storedVersionId: version.id)
+                mapChanges.append(.set(reference))
+                data[reference] = value.data
+            case .remove(let id), .preserveRemoval(let id):
+                mapChanges.append(.remove(id))
+            case .preserve(let reference):
+                mapChanges.append(.set(reference))
+            }
+        }
+        let update = try view.withMap { (map, overlay) throws(MapError) in
+            try map.update(base, applying: mapChanges, location: version.id, overlay: overlay)
+        }
+        view.overlay?.add(version, update: update, data: data)
+        return version
+    }
+}

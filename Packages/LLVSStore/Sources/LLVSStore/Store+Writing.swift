@@ -1,0 +1,56 @@
+import Foundation
+import LLVSCore
+
+extension Store {
+    /// Makes a version based on `predecessor` (nil for the first version of a store) that
+    /// inserts, updates and removes values. Values not mentioned keep their state from the
+    /// predecessor. Updating an absent value inserts it.
+    ///
+    /// - Returns: The new version.
+    /// - Throws: ``StoreError/unknownPredecessor(_:of:)``,
+    ///   ``StoreError/conflictingChanges(valueId:)`` when one identifier appears twice (say,
+    ///   inserted and removed), or a storage error. Nothing is written for a rejected version.
+    @discardableResult
+    public func makeVersion(basedOnPredecessor predecessor: Version.ID?, inserting insertedValues: [Value] = [],
+                            updating updatedValues: [Value] = [], removing removedIds: [Value.ID] = [],
+                            metadata: Version.Metadata = [:]) throws -> Version {
+        let changes = insertedValues.map(Value.Change.insert) + updatedValues.map(Value.Change.update) + removedIds.map(Value.Change.remove)
+        return try makeVersion(basedOnPredecessor: predecessor, storing: changes, metadata: metadata)
+    }
+
+    /// Makes a version based on `predecessor` that applies `changes`.
+    ///
+    /// - Throws: See ``makeVersion(basedOnPredecessor:inserting:updating:removing:metadata:)``;
+    ///   also ``StoreError/invalidPreservedReference(_:)`` for a `.preserve` of data outside
+    ///   the new version's ancestry.
+    @discardableResult
+    public func makeVersion(basedOnPredecessor predecessor: Version.ID?, storing changes: [Value.Change],
+                            metadata: Version.Metadata = [:]) throws -> Version {
+        try makeVersion(basedOn: predecessor.map { Version.Predecessors(idOfFirst: $0) }, storing: changes, metadata: metadata)
+    }
+
+    /// Makes a version with the given predecessors (two for a hand-made merge) that applies
+    /// `changes` to the map of the first predecessor. For a merge, the changes must bring in
+    /// whatever the second predecessor contributes (use ``merge(version:with:resolvingWith:metadata:)``
+    /// to have the store work that out).
+    ///
+    /// - Throws: See ``makeVersion(basedOnPredecessor:storing:metadata:)``.
+    @discardableResult
+    public func makeVersion(basedOn predecessors: Version.Predecessors?, storing changes: [Value.Change],
+                            metadata: Version.Metadata = [:]) throws -> Version {
+        try VersionWriter(store: self).write(Version(predecessors: predecessors, metadata: metadata), changes: changes).version
+    }
+
+    /// Adds a version made elsewhere — by another store, received through an exchange — with
+    /// the changes it made (``valueChanges(madeInVersionIdentifiedBy:)`` of the sender).
+    /// Its identifier, timestamp and metadata are kept. Adding a version the store already
+    /// has changes nothing.
+    ///
+    /// - Returns: Whether the version was added (false if it was already present).
+    /// - Throws: ``StoreError/unknownPredecessor(_:of:)`` when a predecessor has not been
+    ///   added yet, or the errors of ``makeVersion(basedOn:storing:metadata:)``.
+    @discardableResult
+    public func addVersion(_ version: Version, storing changes: [Value.Change]) throws -> Bool {
+        try VersionWriter(store: self).write(version, changes: changes).added
+    }
+}

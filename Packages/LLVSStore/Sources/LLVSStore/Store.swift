@@ -1,0 +1,83 @@
+import Foundation
+import LLVSCore
+import LLVSHistory
+import LLVSMap
+import LLVSMerge
+import LLVSZones
+
+/// A versioned key-value store: Git for app data.
+///
+/// Every write makes a store-wide ``Version``; any value can be read at any version;
+/// versions branch and are merged with a three-way merge whose conflicts a `MergeArbiter`
+/// resolves. The store is safe to use from any thread, and several processes may open the
+/// same directory at once (``reloadHistory()`` picks up versions the others add).
+///
+/// ```swift
+/// let store = try Store(rootDirectoryURL: url)
+/// let first = try store.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "A", data: data)])
+/// let value = try store.value(idString: "A", at: first.id)
+/// ```
+public final class Store: Sendable {
+    /// The directory the store lives in.
+    public let rootDirectoryURL: URL
+
+    /// The storage backend.
+    public let storage: any Storage
+
+    let engine: StoreEngine
+
+    /// Virtual versions visible to this store object only: set on the views a merge hands
+    /// to its arbiter while it combines several merge bases.
+    let overlay: MergeOverlay?
+
+    /// Opens the store at `rootDirectoryURL`, creating it if needed, and loads its history.
+    ///
+    /// - Parameters:
+    ///   - rootDirectoryURL: The store's directory.
+    ///   - storage: The backend; `FileStorage()` by default.
+    /// - Throws: ``StoreError`` when the storage cannot be opened or its records are
+    ///   corrupt.
+    public init(rootDirectoryURL: URL, storage: any Storage = FileStorage()) throws {
+        self.rootDirectoryURL = rootDirectoryURL
+        self.storage = storage
+        let zones = try StoreError.wrapping { try storage.makeZones(rootDirectoryURL: rootDirectoryURL) }
+        self.engine = try StoreEngine(zones: zones)
+        self.overlay = nil
+    }
+
+    /// A view of `store` that also sees the virtual versions in `overlay`.
+    init(viewOf store: Store, overlay: MergeOverlay) {
+        self.rootDirectoryURL = store.rootDirectoryURL
+        self.storage = store.storage
+        self.engine = store.engine
+        self.overlay = overlay
+    }
+
+    // MARK: Internal access
+
+    /// The map root of a version (nil for an empty map).
+    ///
+    /// - Throws: ``StoreError/unknownVersion(_:)``.
+    func root(of versionId: Version.ID) throws(StoreError) -> NodeReference? {
+        if let virtual = overlay?.version(versionId) { return virtual.root }
+        return try engine.state.withLock { (state) throws(StoreError) -> NodeReference? in
+            guard state.history.contains(versionId) else { throw .unknownVersion(versionId) }
+            return state.roots[versionId]
+        }
+    }
+
+    /// The stored bytes of a value reference, or nil.
+    func data(for reference: Value.Reference) throws(StoreError) -> Data? {
+        if let data = overlay?.data(for: reference) { return data }
+        return try StoreError.wrapping { try engine.zones.values.data(for: ZoneReference(reference)) }
+    }
+
+    /// Runs a map operation, converting its errors.
+    func withMap<T>(_ body: (Map, MapOverlay?) throws(MapError) -> T) throws(StoreError) -> T {
+        do {
+            return try body(engine.map, overlay?.maps)
+        } catch {
+            throw .map(error)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import LLVSCore
+import LLVSMap
+import LLVSZones
+
+/// Writes one version: checks the changes, stores new value data, builds and stores the
+/// new map nodes, then appends the version record — the step that makes it visible. A
+/// failure before the record is appended leaves only unreferenced data behind.
+struct VersionWriter {
+    let store: Store
+
+    /// Writes `version` with `changes`; returns the stored version (with its value data
+    /// size) and whether it was added (false if a version with its identifier existed).
+    func write(_ version: Version, changes: [Value.Change]) throws(StoreError) -> (version: Version, added: Bool) {
+        if let existing = store.version(identifiedBy: version.id) { return (existing, false) }
+        let mapChanges = try validate(changes, of: version)
+        var stored = version
+        stored.successors = Version.Successors()
+        let newValues = changes.compactMap { change -> Value? in
+            switch change {
+            case .insert(let value), .update(let value): return value
+            case .remove, .preserve, .preserveRemoval: return nil
+            }
+        }
+        stored.valueDataSize = newValues.reduce(Int64(0)) { $0 + Int64($1.data.count) }
+        let items = newValues.map { ZoneItem(reference: ZoneReference(key: .init($0.id.rawValue), version: version.id), data: $0.data) }
+        try StoreError.wrapping { try store.engine.zones.values.store(items) }
+        let base = try version.predecessors.map { (predecessors) throws(StoreError) in try store.root(of: predecessors.idOfFirst) } ?? nil
+        let update = try store.withMap { (map, overlay) throws(MapError) in
+            try map.update(base, applying: mapChanges, location: version.id, overlay: overlay)
+        }
+        try store.withMap { (map, _) throws(MapError) in try map.write(update) }
+        let added = try store.engine.commit(VersionRecord(version: stored, root: update.root))
+        return (store.version(identifiedBy: version.id) ?? stored, added)
+    }
+
+    /// Checks predecessors and changes, returning the map changes they make.
+    func validate(_ changes: [Value.Change], of version: Version) throws(StoreError) -> [MapChange] {
+        let predecessors = version.predecessorIds
+        if predecessors.count == 2, predecessors[0] == predecessors[1] {
+            throw .history(.identicalPredecessors(version.id))
+        }
+        if !store.historyIncludesVersions(identifiedBy: predecessors) {
+            // Another process may have added them since this store last read the log.
+            try store.engine.reload()
+            for predecessor in predecessors where !store.historyIncludesVersions(identifiedBy: [predecessor]) {
+                throw .unknownPredecessor(predecessor, of: version.id)
+            }
+        }
+        var seen: Set<Value.ID> = []
+        var mapChanges: [MapChange] = []
+        mapChanges.reserveCapacity(changes.count)
+        for change in changes {
+            guard seen.insert(change.valueId).inserted else { throw .conflictingChanges(valueId: change.valueId) }
+            switch change {
+            case .insert(let value), .update(let value):
+                mapChanges.append(.set(Value.Reference(valueId: value.id, storedVersionId: version.id)))
+            case .remove(let id), .preserveRemoval(let id):
+                mapChanges.append(.remove(id))
+            case .preserve(let reference):
+                try checkPreservable(reference, predecessors: predecessors)
+                mapChanges.append(.set(reference))
+            }
+        }
+        return mapChanges
+    }
+
+    /// A preserved reference must be data the new version's ancestry stored: present in a
+    /// predecessor's map (the usual case, in merges), or stored by a predecessor or one of
+    /// its ancestors (reverting to an older value). Exchanges rely on this: a receiver that
+    /// holds the predecessors holds the data.
+    private func checkPreservable(_ reference: Value.Reference, predecessors: [Version.ID]) throws(StoreError) {
+        for predecessor in predecessors where try store.reference(of: reference.valueId, at: predecessor) == reference {
+            return
+        }
+        let storedBy = reference.storedVersionId
+        let inAncestry = store.queryHistory { history in
+            history.contains(storedBy) && predecessors.contains { predecessor in
+                predecessor == storedBy || ((try? history.isAncestor(storedBy, of: predecessor)) ?? false)
+            }
+        }
+        guard inAncestry, try store.data(for: reference) != nil else { throw .invalidPreservedReference(reference) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import LLVSTesting
+import Testing
+@testable import LLVSStore
+
+/// Real processes on one store directory: concurrent writers lose nothing, and a writer
+/// killed at any instant leaves a store that opens with every version whose makeVersion
+/// returned. The writer is the `llvs-store-worker` executable built with this package.
+@Suite(.serialized) struct ProcessTests {
+    static var workerURL: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("llvs-store-worker")
+    }
+
+    /// Starts a worker; returns the process and the pipe carrying its output.
+    static func startWorker(store: URL, name: String, count: Int) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = workerURL
+        process.arguments = [store.path, name, String(count)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
+    /// The `(version, value id)` lines a worker printed.
+    static func committed(_ output: Pipe) -> [(Version.ID, String)] {
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            return parts.count == 2 ? (Version.ID(String(parts[0])), String(parts[1])) : nil
+        }
+    }
+
+    @Test func concurrentWriterProcessesLoseNothing() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.workerURL.path), "build the package first: \(Self.workerURL.path)")
+        let directory = try TemporaryDirectory()
+        let workers = try (0..<3).map { try Self.startWorker(store: directory.url, name: "w\($0)", count: 40) }
+        var printed: [(Version.ID, String)] = []
+        for (process, output) in workers {
+            printed += Self.committed(output)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        #expect(printed.count == 120)
+        let store = try Store(rootDirectoryURL: directory.url)
+        #expect(store.queryHistory { $0.count } == 120)
+        for (version, valueId) in printed {
+            #expect(try store.text(valueId, at: version) == valueId, "value \(valueId) at \(version)")
+        }
+        // Each worker built on the heads it saw, so its own values accumulate along its line.
+        let newest = try #require(store.mostRecentHead)
+        #expect(try store.valueCount(at: newest.id) >= 40)
+    }
+
+    @Test func writersKilledAtAnyInstantLeaveAConsistentStore() throws {
+        let directory = try TemporaryDirectory()
+        var survivors: [(Version.ID, String)] = []
+        var generator = SystemRandomNumberGenerator()
+        let kills = 25
+        for round in 0..<kills {
+            let (process, output) = try Self.startWorker(store: directory.url, name: "r\(round)", count: 0)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.15, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            survivors += Self.committed(output)
+            // The store opens, and every version the killed writer reported is there.
+            let store = try Store(rootDirectoryURL: directory.url)
+            for (version, valueId) in survivors {
+                #expect(try store.text(valueId, at: version) == valueId, "round \(round): value \(valueId) at \(version)")
+            }
+        }
+        // Every version the store shows is fully readable.
+        let store = try Store(rootDirectoryURL: directory.url)
+        let versions = store.queryHistory { Array($0) }
+        #expect(versions.count >= survivors.count)
+        for version in versions {
+            for reference in try store.valueReferences(at: version.id) {
+                #expect(try store.value(storedAt: reference) != nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import LLVSTesting
+import Testing
+@testable import LLVSStore
+
+/// Fast-forwards, three-way, two-way and criss-cross merges, conflicts and convergence.
+@Suite struct StoreMergeTests {
+    @Test(arguments: Backend.allCases)
+    func fastForwardsWriteNothing(_ backend: Backend) throws {
+        let store = try TestStore(backend).store
+        let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1")])
+        let v2 = try store.makeVersion(basedOnPredecessor: v1.id, updating: [value("a", "2")])
+        let arbiter = MostRecentBranchFavoringArbiter()
+        #expect(try store.merge(version: v1.id, with: v2.id, resolvingWith: arbiter).id == v2.id)
+        #expect(try store.merge(version: v2.id, with: v1.id, resolvingWith: arbiter).id == v2.id)
+        #expect(try store.merge(version: v2.id, with: v2.id, resolvingWith: arbiter).id == v2.id)
+        #expect(store.queryHistory { $0.count } == 2)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func threeWayMergeCarriesBothSidesAndResolvesConflicts(_ backend: Backend) throws {
+        let store = try TestStore(backend).store
+        let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("shared", "0"), value("gone", "0"), value("kept", "0")])
+        let left = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("left", "L")], updating: [value("shared", "L")],
+                                         removing: ["gone"])
+        let right = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("right", "R")], updating: [value("shared", "R")],
+                                          removing: ["gone"])
+        let arbiter = RecordingArbiter()
+        let merged = try store.merge(version: left.id, with: right.id, resolvingWith: arbiter)
+        #expect(merged.predecessors == .init(idOfFirst: left.id, idOfSecond: right.id))
+        #expect(merged.timestamp == right.timestamp)
+        #expect(try store.texts(at: merged.id) == ["shared": "R", "left": "L", "right": "R", "kept": "0"])
+        let merge = try #require(arbiter.merges.first)
+        #expect(merge.commonAncestor?.id == base.id)
+        #expect(merge.forksByValueIdentifier == ["shared": .twiceUpdated, "gone": .twiceRemoved, "left": .inserted(.first),
+                                                 "right": .inserted(.second)])
+    }
+
+    @Test func conflictsTheArbiterLeavesOpenFailTheMerge() throws {
+        let store = try TestStore().store
+        let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
+        let a = try store.makeVersion(basedOnPredecessor: base.id, updating: [value("x", "a")])
+        let b = try store.makeVersion(basedOnPredecessor: base.id, removing: ["x"])
+        #expect(throws: StoreError.unresolvedConflict(valueId: "x", fork: .removedAndUpdated(removedOn: .second))) {
+            try store.merge(version: a.id, with: b.id, resolvingWith: IdleArbiter())
+        }
+        #expect(store.queryHistory { $0.count } == 3)
+        let merged = try store.merge(version: a.id, with: b.id, resolvingWith: MostRecentChangeFavoringArbiter())
+        #expect(try store.text("x", at: merged.id) == "a", "an update beats a removal")
+    }
+
+    @Test func unrelatedVersionsMergeTwoWay() throws {
+        let store = try TestStore().store
+        let a = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "a"), value("only-a", "1")])
+        let b = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "b"), value("only-b", "2")])
+        #expect(throws: StoreError.noCommonAncestor(a.id, b.id)) {
+            try store.mergeRelated(version: a.id, with: b.id, resolvingWith: MostRecentBranchFavoringArbiter())
+        }
+        let arbiter = RecordingArbiter()
+        let merged = try store.merge(version: a.id, with: b.id, resolvingWith: arbiter)
+        #expect(arbiter.merges.first?.commonAncestor == nil)
+        #expect(arbiter.merges.first?.forksByValueIdentifier["x"] == .twiceInserted)
+        #expect(try store.texts(at: merged.id) == ["x": "b", "only-a": "1", "only-b": "2"])
+        let again = try store.mergeUnrelated(version: b.id, with: a.id, resolvingWith: MostRecentBranchFavoringArbiter())
+        #expect(again.id == merged.id, "the same merge made the other way round is the same version")
+    }
+
+    /// O ─ A1 ─ M1 ─ A2        A1 changes k; B1 changes only j.
+    ///   ╲ B1 ╳ M2 ─ B2        M1 = A1+B1, M2 = B1+A1; A2 changes k again; B2 changes j.
+    /// Merging A2 and B2 has two bases, A1 and B1. Against B1 alone k would look changed on
+    /// both sides (a false conflict that the newer branch, B2, would win with the stale
+    /// "a1"); against A1 alone j would. The virtual ancestor (A1 merged with B1) sees k
+    /// changed only by A2 and j only by B2, so the result keeps both new values.
+    @Test(arguments: Backend.allCases)
+    func crissCrossMergesAgainstAVirtualAncestor(_ backend: Backend) throws {
+        let store = try TestStore(backend).store
+        let o = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("k", "o"), value("j", "o")])
+        let a1 = try store.makeVersion(basedOnPredecessor: o.id, updating: [value("k", "a1")])
+        let b1 = try store.makeVersion(basedOnPredecessor: o.id, updating: [value("j", "b1")])
+        let arbiter = MostRecentBranchFavoringArbiter()
+        let m1 = try store.makeVersion(basedOn: .init(idOfFirst: a1.id, idOfSecond: b1.id), storing: [.preserve(.init(valueId: "j", storedVersionId: b1.id))])
+        let m2 = try store.makeVersion(basedOn: .init(idOfFirst: b1.id, idOfSecond: a1.id), storing: [.preserve(.init(valueId: "k", storedVersionId: a1.id))])
+        let a2 = try store.makeVersion(basedOnPredecessor: m1.id, updating: [value("k", "a2")])
+        let b2 = try store.makeVersion(basedOnPredecessor: m2.id, updating: [value("j", "b2")])
+        #expect(store.queryHistory { try? $0.mergeBases(a2.id, b2.id) } == [a1.id, b1.id].sorted())
+
+        let recording = RecordingArbiter()
+        let merged = try store.merge(version: a2.id, with: b2.id, resolvingWith: recording)
+        #expect(try store.texts(at: merged.id) == ["k": "a2", "j": "b2"])
+        let merge = try #require(recording.merges.last)
+        #expect(merge.commonAncestor == nil)
+        #expect(merge.mergeBaseIds == [a1.id, b1.id].sorted())
+        #expect(merge.forksByValueIdentifier == ["k": .updated(.first), "j": .updated(.second)])
+        #expect(try store.merge(version: b2.id, with: a2.id, resolvingWith: arbiter).id == merged.id)
+    }
+
+    @Test func mergeHeadsUsesACanonicalOrder() throws {
+        let test = try TestStore()
+        let store = test.store
+        let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
+        let heads = try (0..<3).map { try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("k\($0)", "\($0)")]) }
+        let other = try test.reopened()
+        let arbiter = MostRecentBranchFavoringArbiter()
+        let fromFirst = try #require(try store.mergeHeads(into: heads[0].id, resolvingWith: arbiter))
+        let fromLast = try #require(try other.mergeHeads(into: heads[2].id, resolvingWith: arbiter))
+        #expect(fromFirst.id == fromLast.id)
+        #expect(try store.texts(at: fromFirst.id) == ["x": "0", "k0": "0", "k1": "1", "k2": "2"])
+        try store.reloadHistory()
+        #expect(store.queryHistory { $0.headIdentifiers } == [fromFirst.id], "one head, not a merge per replica")
+        #expect(try store.mergeHeads(into: fromFirst.id, resolvingWith: arbiter) == nil)
+    }
+
+    @Test func mergeHeadsHonoursBranchSelection() throws {
+        let store = try TestStore().store
+        let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
+        let main = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("m", "1")])
+        let other = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("o", "1")])
+        let draft = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("d", "1")], metadata: [.branch: try .init(Branch("draft"))])
+        let arbiter = MostRecentBranchFavoringArbiter()
+        let merged = try #require(try store.mergeHeads(into: main.id, resolvingWith: arbiter))
+        #expect(try store.texts(at: merged.id).keys.sorted() == ["m", "o", "x"])
+        #expect(store.queryHistory { $0.headIdentifiers }.contains(draft.id))
+        let withDraft = try #require(try store.mergeHeads(into: merged.id, resolvingWith: arbiter, headSelection: .specificBranchesOnly(["draft"])))
+        #expect(try store.texts(at: withDraft.id).keys.sorted() == ["d", "m", "o", "x"])
+        _ = other
+    }
+
+    @Test func replicasMergingInOppositeOrdersMakeTheSameVersion() throws {
+        let one = try TestStore().store, two = try TestStore().store
+        let base = Version(id: "base", timestamp: 1), left = Version(id: "left", predecessors: .init(idOfFirst: "base"), timestamp: 2)
+        let right = Version(id: "right", predecessors: .init(idOfFirst: "base"), timestamp: 3)
+        for store in [one, two] {
+            try store.addVersion(base, storing: [.insert(value("x", "0")), .insert(value("y", "0"))])
+            try store.addVersion(left, storing: [.update(value("x", "L")), .update(value("y", "L"))])
+            try store.addVersion(right, storing: [.update(value("x", "R")), .remove("y")])
+        }
+        let arbiter = MostRecentChangeFavoringArbiter()
+        let fromOne = try one.merge(version: "left", with: "right", resolvingWith: arbiter)
+        let fromTwo = try two.merge(version: "right", with: "left", resolvingWith: arbiter)
+        #expect(fromOne.id == fromTwo.id)
+        #expect(fromOne.timestamp == 3 && fromTwo.timestamp == 3)
+        #expect(try one.texts(at: fromOne.id) == two.texts(at: fromTwo.id))
+        // Shipping one replica's merge to the other is then a no-op.
+        #expect(try !two.addVersion(fromOne, storing: try one.valueChanges(madeInVersionIdentifiedBy: fromOne.id)))
+    }
+
+    @Test func mergeMetadataIsPartOfTheMergeIdentity() throws {
+        let store = try TestStore().store
+        let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
+        let a = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("a", "1")])
+        let b = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("b", "1")])
+        let plain = try store.merge(version: a.id, with: b.id, resolvingWith: MostRecentBranchFavoringArbiter())
+        let noted = try store.merge(version: a.id, with: b.id, resolvingWith: MostRecentBranchFavoringArbiter(),
+                                    metadata: ["note": .init(data: Data("hi".utf8))])
+        #expect(plain.id != noted.id)
+        #expect(noted.metadata["note"]?.data == Data("hi".utf8))
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import LLVSTesting
+import Testing
+@testable import LLVSStore
+
+@Suite struct ValueChangesTests {
+    @Test func changesMadeInEachKindOfVersion() throws {
+        let store = try TestStore().store
+        let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "1")])
+        #expect(Set(try store.valueChanges(madeInVersionIdentifiedBy: v1.id)) == [
+            .insert(Value(id: "a", data: Data("1".utf8), storedVersionId: v1.id)),
+            .insert(Value(id: "b", data: Data("1".utf8), storedVersionId: v1.id)),
+        ])
+        let v2 = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("c", "2")], updating: [value("a", "2")], removing: ["b"])
+        #expect(Set(try store.valueChanges(madeInVersionIdentifiedBy: v2.id)) == [
+            .insert(Value(id: "c", data: Data("2".utf8), storedVersionId: v2.id)),
+            .update(Value(id: "a", data: Data("2".utf8), storedVersionId: v2.id)),
+            .remove("b"),
+        ])
+        let side = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("s", "3")], removing: ["b"])
+        let merged = try store.merge(version: v2.id, with: side.id, resolvingWith: MostRecentBranchFavoringArbiter())
+        #expect(try store.valueChanges(madeInVersionIdentifiedBy: merged.id) == [.preserve(.init(valueId: "s", storedVersionId: side.id))])
+    }
+
+    @Test func changesMadeBetweenVersionsAreADiff() throws {
+        let store = try TestStore().store
+        let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "1")])
+        let v2 = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("c", "2")], updating: [value("a", "2")], removing: ["b"])
+        #expect(Set(try store.valueChanges(madeBetween: v1.id, and: v2.id)) == [
+            .insert(Value(id: "c", data: Data("2".utf8), storedVersionId: v2.id)),
+            .update(Value(id: "a", data: Data("2".utf8), storedVersionId: v2.id)),
+            .remove("b"),
+        ])
+        #expect(Set(try store.valueChanges(madeBetween: v2.id, and: v1.id)) == [
+            .remove("c"),
+            .update(Value(id: "a", data: Data("1".utf8), storedVersionId: v1.id)),
+            .insert(Value(id: "b", data: Data("1".utf8), storedVersionId: v1.id)),
+        ])
+        #expect(try store.valueChanges(madeBetween: v2.id, and: v2.id).isEmpty)
+    }
+}
