@@ -11,6 +11,7 @@
 import PackageDescription
 
 let collections = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 
@@ -18,7 +19,12 @@ let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "s
 let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("LLVSCore", []),
     ("LLVSHistory", ["LLVSCore", collections]),
-    ("LLVS", ["LLVSCore", "LLVSHistory"]),
+    ("LLVSZones", ["LLVSCore", crypto]),
+    ("LLVSMap", ["LLVSCore", "LLVSZones", crypto]),
+    ("LLVSMerge", ["LLVSCore"]),
+    ("LLVSStore", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", crypto]),
+    ("LLVSTesting", ["LLVSCore", "LLVSZones"]),
+    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore"]),
 ]
 
 let package = Package(
@@ -30,6 +36,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -38,6 +45,6 @@ let package = Package(
     } + [
         .executableTarget(name: "llvs-demo", dependencies: ["LLVS"], path: "Tools/llvs-demo"),
         .executableTarget(name: "llvs-bench", dependencies: ["LLVS", argumentParser], path: "Tools/llvs-bench"),
-        .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", propertyBased], path: "Tests/LLVSEndToEndTests"),
+        .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", "LLVSTesting", propertyBased], path: "Tests/LLVSEndToEndTests"),
     ]
 )

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
-// LLVS: the umbrella module. `import LLVS` re-exports every LLVS package, so an app
-// that wants everything depends on this one product.
+// LLVS: the umbrella module. `import LLVS` re-exports every LLVS package an app uses, so
+// an app that wants everything depends on this one product.
 
 import PackageDescription
 
@@ -13,6 +13,10 @@ let package = Package(
     dependencies: [
         .package(path: "../LLVSCore"),
         .package(path: "../LLVSHistory"),
+        .package(path: "../LLVSZones"),
+        .package(path: "../LLVSMap"),
+        .package(path: "../LLVSMerge"),
+        .package(path: "../LLVSStore"),
     ],
     targets: [
         .target(
@@ -20,6 +24,10 @@ let package = Package(
             dependencies: [
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSHistory", package: "LLVSHistory"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSMap", package: "LLVSMap"),
+                .product(name: "LLVSMerge", package: "LLVSMerge"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
             ]
         ),
         .testTarget(name: "LLVSTests", dependencies: ["LLVS"]),

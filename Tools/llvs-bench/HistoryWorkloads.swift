@@ -79,14 +79,3 @@ enum HistoryWorkloads {
         b == 0 ? a : gcd(b, a % b)
     }
 }
-
-/// A benchmark computed something other than what the workload defines.
-enum BenchmarkError: Error, CustomStringConvertible {
-    case wrongResult(String)
-
-    var description: String {
-        switch self {
-        case .wrongResult(let detail): return "Benchmark produced a wrong result: \(detail)"
-        }
-    }
-}

@@ -34,7 +34,8 @@ struct LLVSBench: ParsableCommand {
 
     func run() throws {
         let report = Report(scale: scale)
-        for workload in Workload.all where self.workload.isEmpty || self.workload.contains(workload.id) {
+        let workloads = Workload.all
+        for workload in workloads where self.workload.isEmpty || self.workload.contains(workload.id) {
             for backend in workload.backends where self.backend == nil || self.backend == backend {
                 try workload.run(backend, scale, report)
                 report.record(workload.id, backend, "peak_rss_bytes", Double(peakResidentBytes()), unit: "bytes")
@@ -50,13 +51,26 @@ enum Scale: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// A benchmark workload of BENCHMARKS.md.
-struct Workload: Sendable {
+struct Workload {
     var id: String
     var backends: [String]
-    var run: @Sendable (_ backend: String, _ scale: Scale, _ report: Report) throws -> Void
+    var run: (_ backend: String, _ scale: Scale, _ report: Report) throws -> Void
 
-    static let all: [Workload] = [
-        Workload(id: "W4", backends: ["history"], run: HistoryWorkloads.mergeBaseAtDepth),
-        Workload(id: "W5", backends: ["history"], run: HistoryWorkloads.historyLoad),
-    ]
+    static var all: [Workload] {
+        let valueStores = ValueStoreWorkloads()
+        return [
+            Workload(id: "W1", backends: ["file", "memory"], run: valueStores.w1),
+            Workload(id: "W2", backends: ["file", "memory"], run: valueStores.w2),
+            Workload(id: "W3", backends: ["file", "memory"], run: valueStores.w3),
+            Workload(id: "W4", backends: ["history", "file", "memory"]) { backend, scale, report in
+                backend == "history" ? try HistoryWorkloads.mergeBaseAtDepth(backend: backend, scale: scale, report: report)
+                    : try DepthWorkloads.w4(backend: backend, scale: scale, report: report)
+            },
+            Workload(id: "W5", backends: ["history", "file", "memory"]) { backend, scale, report in
+                backend == "history" ? try HistoryWorkloads.historyLoad(backend: backend, scale: scale, report: report)
+                    : try DepthWorkloads.w5(backend: backend, scale: scale, report: report)
+            },
+            Workload(id: "W7", backends: ["file", "memory"], run: DepthWorkloads.w7),
+        ]
+    }
 }

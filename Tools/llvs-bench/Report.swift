@@ -35,6 +35,8 @@ final class Report {
     }
 
     let scale: Scale
+    /// A quiet report collects figures without printing them (for set-up runs).
+    let quiet: Bool
     private(set) var figures: [Figure] = []
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -42,8 +44,9 @@ final class Report {
         return encoder
     }()
 
-    init(scale: Scale) {
+    init(scale: Scale, quiet: Bool = false) {
         self.scale = scale
+        self.quiet = quiet
     }
 
     /// Records a figure and prints it as one JSON line.
@@ -51,7 +54,7 @@ final class Report {
         let figure = Figure(workload: workload, backend: backend, metric: metric, value: value, unit: unit,
                             scale: scale.rawValue, parameters: parameters)
         figures.append(figure)
-        if let line = try? encoder.encode(figure) {
+        if !quiet, let line = try? encoder.encode(figure) {
             FileHandle.standardOutput.write(line + Data("\n".utf8))
         }
     }

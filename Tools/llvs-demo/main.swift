@@ -1,57 +1,57 @@
-// llvs-demo: builds a small branching history in memory and prints its heads, merge bases
-// and topological order. It is the README's "run" command until the store and exchanges
-// exist; it exercises only the history graph (`History`) through `import LLVS`.
+// llvs-demo: a tour of the versioned store. It creates a store in a temporary directory,
+// lets two "devices" edit a small contact list on separate branches, merges them with a
+// built-in arbiter, then shows a criss-cross history merged against a virtual ancestor.
+// It is the README's "run" command until the command-line tool and exchanges arrive.
 
 import Foundation
 import LLVS
 
-/// The story: a phone and a laptop share an initial version, edit offline, then each
-/// merges the other's work — in opposite order — which makes a criss-cross history.
-let steps: [(id: String, predecessors: [String], note: String)] = [
-    ("initial", [], "first save, shared by both devices"),
-    ("phone-1", ["initial"], "phone edits offline"),
-    ("laptop-1", ["initial"], "laptop edits offline"),
-    ("phone-merge", ["phone-1", "laptop-1"], "phone syncs and merges the laptop's work"),
-    ("laptop-merge", ["laptop-1", "phone-1"], "laptop syncs and merges the phone's work"),
-    ("phone-2", ["phone-merge"], "phone edits again"),
-    ("laptop-2", ["laptop-merge"], "laptop edits again"),
-]
+func text(_ store: Store, _ id: String, at version: Version.ID) throws -> String {
+    try store.value(idString: id, at: version).map { String(decoding: $0.data, as: UTF8.self) } ?? "—"
+}
+
+func show(_ store: Store, _ title: String, _ version: Version.ID, ids: [String]) throws {
+    let values = try ids.map { "\($0)=\(try text(store, $0, at: version))" }.joined(separator: "  ")
+    print("  \(title.padding(toLength: 24, withPad: " ", startingAt: 0)) \(values)")
+}
 
 func run() throws {
-    var history = History()
-    for (offset, step) in steps.enumerated() {
-        let ids = step.predecessors.map { Version.ID($0) }
-        let predecessors = ids.first.map { Version.Predecessors(idOfFirst: $0, idOfSecond: ids.count > 1 ? ids[1] : nil) }
-        try history.add(Version(id: Version.ID(step.id), predecessors: predecessors, timestamp: Double(offset)))
-    }
-    let notes = Dictionary(uniqueKeysWithValues: steps.map { (Version.ID($0.id), $0.note) })
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-demo-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try Store(rootDirectoryURL: directory)
+    let ids = ["alice", "bob", "carol", "dave"]
+    func contact(_ id: String, _ phone: String) -> Value { Value(idString: id, data: Data(phone.utf8)) }
 
-    print("LLVS demo: a branching history of \(history.count) versions (in memory)\n")
-    print("Versions, newest first (topological order):")
-    for version in history {
-        let generation = try history.generation(of: version.id)
-        let parents = version.predecessorIds.map(\.rawValue).joined(separator: " + ")
-        let marker = history.headIdentifiers.contains(version.id) ? "*" : " "
-        let from = parents.isEmpty ? "root" : "from \(parents)"
-        print("  \(marker) \(version.id.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) gen \(generation)  \(from.padding(toLength: 28, withPad: " ", startingAt: 0)) \(notes[version.id] ?? "")")
-    }
+    print("LLVS demo — a store in \(directory.path)\n")
+    print("1. Two devices edit the same contact list while offline")
+    let initial = try store.makeVersion(basedOnPredecessor: nil, inserting: [contact("alice", "555-0100"), contact("bob", "555-0101"), contact("carol", "555-0102")])
+    let phone = try store.makeVersion(basedOnPredecessor: initial.id, inserting: [contact("dave", "555-0103")], updating: [contact("alice", "555-0199")])
+    let laptop = try store.makeVersion(basedOnPredecessor: initial.id, updating: [contact("alice", "555-0177")], removing: ["bob"])
+    try show(store, "initial", initial.id, ids: ids)
+    try show(store, "phone (adds dave)", phone.id, ids: ids)
+    try show(store, "laptop (removes bob)", laptop.id, ids: ids)
+    print("  heads: \(store.queryHistory { $0.headIdentifiers.count }) — the history has branched")
 
-    let heads = history.headIdentifiers.sorted()
-    print("\nHeads (* above): \(heads.map(\.rawValue).joined(separator: ", "))")
-    print("Most recent head: \(history.mostRecentHead?.id.rawValue ?? "none")")
+    print("\n2. Merge with MostRecentChangeFavoringArbiter")
+    let merged = try store.merge(version: phone.id, with: laptop.id, resolvingWith: MostRecentChangeFavoringArbiter())
+    try show(store, "merged", merged.id, ids: ids)
+    print("  alice changed on both sides: the newer change (the laptop's) wins; dave and bob's removal carry over.")
+    let again = try store.merge(version: laptop.id, with: phone.id, resolvingWith: MostRecentChangeFavoringArbiter())
+    print("  merging again the other way round gives the same version: \(again.id == merged.id ? "yes" : "no") (\(merged.id))")
 
-    let bases = try history.mergeBases(heads[0], heads[1])
-    print("\nMerge bases of \(heads[0]) and \(heads[1]): \(bases.map(\.rawValue).joined(separator: ", "))")
-    if bases.count > 1 {
-        print("  A criss-cross: \(bases.count) best common ancestors, neither an ancestor of the other.")
-        print("  A correct three-way merge combines them into one virtual ancestor (as Git's recursive")
-        print("  strategy does) instead of picking one of them.")
-    }
-    if let single = try history.greatestCommonAncestor(ofVersionsIdentifiedBy: (heads[0], heads[1])) {
-        print("  Deterministic single pick (greatestCommonAncestor): \(single)")
-    }
-    print("\nIs 'initial' an ancestor of '\(heads[0])'? \(try history.isAncestor("initial", of: heads[0]) ? "yes" : "no")")
-    print("Is '\(heads[0])' an ancestor of '\(heads[1])'? \(try history.isAncestor(heads[0], of: heads[1]) ? "yes" : "no")")
+    print("\n3. A criss-cross: each device merges the other's work, then edits again")
+    let phone2 = try store.makeVersion(basedOnPredecessor: merged.id, updating: [contact("carol", "555-0222")])
+    let laptopMerge = try store.makeVersion(basedOn: .init(idOfFirst: laptop.id, idOfSecond: phone.id), storing: [
+        .preserve(.init(valueId: "dave", storedVersionId: phone.id)),
+    ])
+    let laptop2 = try store.makeVersion(basedOnPredecessor: laptopMerge.id, updating: [contact("dave", "555-0333")])
+    let bases = try store.queryHistory { try $0.mergeBases(phone2.id, laptop2.id) }
+    print("  merge bases of the two heads: \(bases.count) (\(bases.map(\.rawValue).joined(separator: ", ")))")
+    let final = try store.merge(version: phone2.id, with: laptop2.id, resolvingWith: MostRecentBranchFavoringArbiter())
+    try show(store, "criss-cross merged", final.id, ids: ids)
+    print("  Both bases were merged into a virtual ancestor first, so each device's last edit")
+    print("  (carol on the phone, dave on the laptop) survives without a false conflict.")
+    print("\n  versions: \(store.queryHistory { $0.count }), heads: \(store.queryHistory { $0.headIdentifiers.count })")
 }
 
 do {

@@ -24,10 +24,10 @@ public struct Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.words = words
     }
 
-    /// Reads a digest from 32 bytes.
+    /// Reads a digest from the next 32 bytes of `reader`.
     ///
     /// - Throws: ``ByteReader/Error`` when fewer than 32 bytes remain.
-    init(reading reader: inout ByteReader) throws(ByteReader.Error) {
+    public init(reading reader: inout ByteReader) throws(ByteReader.Error) {
         let bytes = try reader.readBytes(Self.byteCount)
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         bytes.withUnsafeBytes { raw in

@@ -45,8 +45,8 @@ final class StoreEngine: Sendable {
     /// Appends a version's record and adds it to the history, unless a version with its
     /// identifier is already there. Returns whether it was added.
     func commit(_ record: VersionRecord) throws(StoreError) -> Bool {
-        let root = try record.root()
-        let encoded = try record.encoded()
+        let root = record.root
+        let encoded = record.encoded()
         return try state.withLock { (state) throws(StoreError) -> Bool in
             guard !state.history.contains(record.version.id) else { return false }
             for predecessor in record.version.predecessorIds where !state.history.contains(predecessor) {
@@ -79,10 +79,7 @@ extension StoreEngine.State {
                 changed = true
             }
         }
-        var roots: [(Version.ID, NodeReference)] = []
-        for record in ready.values {
-            if let root = try record.root() { roots.append((record.version.id, root)) }
-        }
+        let roots = ready.values.compactMap { record in record.root.map { (record.version.id, $0) } }
         let versions = ready.values.map(\.version)
         try StoreError.wrapping { try history.add(contentsOf: versions) }
         for (id, root) in roots { self.roots[id] = root }

@@ -3,46 +3,100 @@ import LLVSCore
 import LLVSMap
 
 /// What the store appends to its version log for each version (SPEC.md, "Version
-/// records"): the version and the root of its map. Canonical JSON:
-/// `{"map":{"count":n,"hash":"<64 hex>","location":"<version id>"},"version":{…}}`, with
-/// `map` absent for an empty map.
-struct VersionRecord: Codable, Sendable {
-    struct MapRoot: Codable, Sendable {
-        var count: Int
-        var hash: String
-        var location: Version.ID
-    }
+/// records"): the version and the root of its map, in a compact binary form that loads
+/// fast (opening a store decodes one record per version).
+///
+/// ```
+/// u8 format = 1
+/// string identifier
+/// u8 predecessor count (0, 1 or 2), then each predecessor identifier as a string
+/// 8 bytes  timestamp, IEEE 754 double, little-endian
+/// u8 0 | 1, then (if 1) varint valueDataSize
+/// varint metadata count, then (string key, length-prefixed bytes) per entry, keys sorted
+/// u8 0 | 1, then (if 1) the map root: 32-byte hash, string location, varint count
+/// ```
+///
+/// Strings are a varint byte count and UTF-8 bytes.
+struct VersionRecord: Sendable {
+    static let formatVersion: UInt8 = 1
 
     var version: Version
-    var map: MapRoot?
+    var root: NodeReference?
 
     init(version: Version, root: NodeReference?) {
         self.version = version
-        self.map = root.map { MapRoot(count: $0.count, hash: $0.hash.hex, location: $0.location) }
+        self.root = root
     }
 
-    /// The map root, or nil for an empty map.
+    func encoded() -> Data {
+        var writer = ByteWriter(capacity: 160)
+        writer.append(Self.formatVersion)
+        writer.appendString(version.id.rawValue)
+        let predecessors = version.predecessorIds
+        writer.append(UInt8(predecessors.count))
+        for predecessor in predecessors { writer.appendString(predecessor.rawValue) }
+        withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { writer.append(contentsOf: $0) }
+        if let size = version.valueDataSize {
+            writer.append(1)
+            writer.appendVarint(UInt64(max(size, 0)))
+        } else {
+            writer.append(0)
+        }
+        writer.appendVarint(UInt64(version.metadata.count))
+        for (key, value) in version.metadata.sorted(by: { $0.key < $1.key }) {
+            writer.appendString(key.rawValue)
+            writer.appendLengthPrefixed(value.data)
+        }
+        if let root {
+            writer.append(1)
+            writer.append(contentsOf: root.hash.bytes)
+            writer.appendString(root.location.rawValue)
+            writer.appendVarint(UInt64(root.count))
+        } else {
+            writer.append(0)
+        }
+        return writer.data
+    }
+
+    /// Decodes a record.
     ///
-    /// - Throws: ``StoreError/corruptVersionRecord(reason:)`` for a malformed hash.
-    func root() throws(StoreError) -> NodeReference? {
-        guard let map else { return nil }
-        guard let hash = Digest(hex: map.hash), map.count > 0 else {
-            throw .corruptVersionRecord(reason: "version \(version.id) has an invalid map root")
-        }
-        return NodeReference(hash: hash, location: map.location, count: map.count)
-    }
-
-    func encoded() throws(StoreError) -> Data {
-        do {
-            return try CanonicalJSON.encode(self)
-        } catch {
-            throw .corruptVersionRecord(reason: "version \(version.id) cannot be encoded: \(error)")
-        }
-    }
-
+    /// - Throws: ``StoreError/corruptVersionRecord(reason:)`` naming what is wrong.
     static func decode(_ data: Data) throws(StoreError) -> VersionRecord {
+        var reader = ByteReader(data)
         do {
-            return try CanonicalJSON.decode(VersionRecord.self, from: data)
+            let format = try reader.readByte()
+            guard format == formatVersion else { throw StoreError.corruptVersionRecord(reason: "unknown record format \(format)") }
+            let id = Version.ID(try reader.readString())
+            let predecessorCount = try reader.readByte()
+            guard predecessorCount <= 2 else {
+                throw StoreError.corruptVersionRecord(reason: "version \(id) has \(predecessorCount) predecessors")
+            }
+            var predecessors: [Version.ID] = []
+            for _ in 0..<predecessorCount { predecessors.append(Version.ID(try reader.readString())) }
+            let timestampBytes = try reader.readBytes(8)
+            let bits = timestampBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+            let valueDataSize: Int64? = try reader.readByte() == 1 ? Int64(clamping: try reader.readVarint()) : nil
+            var metadata: Version.Metadata = [:]
+            for _ in 0..<(try reader.readCount(limit: reader.remainingCount)) {
+                let key = Version.MetadataKey(rawValue: try reader.readString())
+                metadata[key] = Version.MetadataValue(data: Data(try reader.readLengthPrefixed()))
+            }
+            var root: NodeReference?
+            if try reader.readByte() == 1 {
+                let hash = try Digest(reading: &reader)
+                let location = Version.ID(try reader.readString())
+                root = NodeReference(hash: hash, location: location, count: try reader.readCount(limit: Int.max))
+            }
+            guard reader.isAtEnd else {
+                throw StoreError.corruptVersionRecord(reason: "version \(id) is followed by \(reader.remainingCount) unexpected bytes")
+            }
+            let version = Version(id: id, predecessors: predecessors.first.map { .init(idOfFirst: $0, idOfSecond: predecessors.count > 1 ? predecessors[1] : nil) },
+                                  timestamp: Double(bitPattern: bits), valueDataSize: valueDataSize, metadata: metadata)
+            return VersionRecord(version: version, root: root)
+        } catch let error as ByteReader.Error {
+            throw .corruptVersionRecord(reason: error.description)
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw .corruptVersionRecord(reason: "\(error)")
         }

@@ -137,7 +137,7 @@ public final class FileVersionLog: VersionLog {
             throw ZoneError.io(operation: "create directory", path: directoryURL.path, reason: "\(error)")
         }
         if isNewDirectory { try POSIXFile.syncDirectory(directoryURL.deletingLastPathComponent()) }
-        let path = directoryURL.appendingPathComponent("\(UUID().uuidString).log").path
+        let path = directoryURL.appendingPathComponent("\(POSIXFile.uniqueName()).log").path
         let descriptor = try POSIXFile.openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_APPEND, operation: "create segment")
         do {
             try POSIXFile.writeAll(Data(Self.magic), to: descriptor, path: path)

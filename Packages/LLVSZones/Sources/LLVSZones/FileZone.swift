@@ -2,16 +2,22 @@ import Foundation
 import LLVSCore
 import Synchronization
 
-/// A zone in a directory: each `store` call writes one pack file per version
-/// (`<zone>/<shard>/<version>/<random>.pack`), atomically and durably, and never changes a
-/// pack afterwards. Reads binary-search packs kept in a bounded in-memory cache. Several
-/// processes may write and read the same directory: packs have unique names, and a read
-/// that misses rescans the version's directory for packs written since.
+/// A zone in a directory: each `store` call writes one pack file per version, atomically
+/// and durably, and never changes a pack afterwards (SPEC.md, "File storage").
+///
+/// A version's first pack is `<zone>/<shard>/<name>.pack`; a later batch for the same
+/// version (rare: a write retried after a crash, or two processes adding the same version)
+/// goes to `<name>~<random>.pack` beside it. Packs are created with a hard link, which
+/// cannot replace a file another process created first. Reads open the first pack directly
+/// and keep packs in a bounded in-memory cache; only a key missing from the known packs
+/// makes the zone look for later ones. Several processes may share the directory.
 public final class FileZone: Zone {
     /// The zone's directory.
     public let directoryURL: URL
 
     private let cache: Mutex<PackCache>
+    /// Whether the zone directory and its 256 shard directories are known to exist.
+    private let shardsExist = Mutex(false)
 
     /// Creates a zone in `directoryURL` (created on first write), caching up to
     /// `cacheByteLimit` bytes of pack data in memory.
@@ -29,16 +35,16 @@ public final class FileZone: Zone {
             groups[item.reference.version, default: []].append((item.reference.key, item.data))
         }
         for (version, group) in groups {
-            let existing = try packs(of: version, rescan: true)
-            let missing = group.filter { item in !existing.contains { $0.data(for: item.key) != nil } }
+            let existing = try packs(of: version, lookingForLaterPacks: false)
+            let missing = existing.isEmpty ? group : group.filter { item in !existing.contains { $0.data(for: item.key) != nil } }
             guard !missing.isEmpty else { continue }
-            let directory = versionDirectory(version)
-            try createDirectoryDurably(directory)
+            let shard = try shardDirectory(for: version, creating: true)
+            let name = FileNaming.directoryName(for: version)
             let bytes = PackFile.encode(version: version, items: missing)
-            let url = directory.appendingPathComponent("\(UUID().uuidString).pack")
-            try POSIXFile.writeAtomically(bytes, to: url)
-            let pack = try PackFile(decoding: bytes, path: url.path)
-            cache.withLock { $0.add(pack, named: url.lastPathComponent, to: version) }
+            let fileName = try POSIXFile.writeAtomicallyWithoutReplacing(
+                bytes, in: shard, candidates: ["\(name).pack", "\(name)~\(POSIXFile.uniqueName()).pack"])
+            let pack = try PackFile(decoding: bytes, path: shard.appendingPathComponent(fileName).path)
+            cache.withLock { $0.add(pack, named: fileName, to: version) }
         }
     }
 
@@ -49,11 +55,11 @@ public final class FileZone: Zone {
         var results: [Data?] = []
         results.reserveCapacity(references.count)
         for reference in references {
-            if let found = try packs(of: reference.version, rescan: false).lazy.compactMap({ $0.data(for: reference.key) }).first {
+            if let found = try packs(of: reference.version, lookingForLaterPacks: false).lazy.compactMap({ $0.data(for: reference.key) }).first {
                 results.append(found)
             } else {
-                // Another process may have added a pack since the directory was scanned.
-                results.append(try packs(of: reference.version, rescan: true).lazy.compactMap { $0.data(for: reference.key) }.first)
+                // Another process may have added a later pack for this version.
+                results.append(try packs(of: reference.version, lookingForLaterPacks: true).lazy.compactMap { $0.data(for: reference.key) }.first)
             }
         }
         return results
@@ -61,65 +67,72 @@ public final class FileZone: Zone {
 
     // MARK: Packs on disk
 
-    private func versionDirectory(_ version: Version.ID) -> URL {
-        directoryURL
-            .appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
-            .appendingPathComponent(FileNaming.directoryName(for: version), isDirectory: true)
+    private func shardDirectory(for version: Version.ID, creating: Bool) throws -> URL {
+        if creating { try createShards() }
+        return directoryURL.appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
     }
 
-    /// The packs of `version`: from the cache, or loaded from disk; with `rescan`, the
-    /// directory is listed again and packs not yet known are loaded.
-    private func packs(of version: Version.ID, rescan: Bool) throws -> [PackFile] {
-        if !rescan, let cached = cache.withLock({ $0.packs(of: version) }) {
+    /// Creates the zone directory and all 256 shard directories at once, with one fsync of
+    /// the zone directory, the first time anything is written.
+    private func createShards() throws {
+        try shardsExist.withLock { exist in
+            guard !exist else { return }
+            try POSIXFile.createDirectory(directoryURL.deletingLastPathComponent())
+            try POSIXFile.createDirectory(directoryURL)
+            var created = false
+            for shard in 0..<256 {
+                created = try POSIXFile.createDirectory(directoryURL.appendingPathComponent(Hex.encode([UInt8(shard)])), syncingParent: false) || created
+            }
+            if created { try POSIXFile.syncDirectory(directoryURL) }
+            exist = true
+        }
+    }
+
+    /// The packs of `version`: from the cache, or read from disk. The first pack is opened
+    /// by name; with `lookingForLaterPacks`, the shard is listed for later ones not yet
+    /// known.
+    private func packs(of version: Version.ID, lookingForLaterPacks: Bool) throws -> [PackFile] {
+        if !lookingForLaterPacks, let cached = cache.withLock({ $0.packs(of: version) }) {
             return cached
         }
-        let directory = versionDirectory(version)
-        let names = try packNames(in: directory)
+        let shard = try shardDirectory(for: version, creating: false)
+        let name = FileNaming.directoryName(for: version)
+        var names = ["\(name).pack"]
+        if lookingForLaterPacks {
+            names += try laterPackNames(in: shard, baseName: name)
+        }
         let known = cache.withLock { $0.packNames(of: version) }
-        for name in names where !known.contains(name) {
-            let url = directory.appendingPathComponent(name)
-            let bytes: Data
-            do {
-                bytes = try Data(contentsOf: url)
-            } catch {
-                throw ZoneError.io(operation: "read pack", path: url.path, reason: "\(error)")
-            }
+        for fileName in names where !known.contains(fileName) {
+            let url = shard.appendingPathComponent(fileName)
+            guard let bytes = try Self.contents(of: url) else { continue }
             let pack = try PackFile(decoding: bytes, path: url.path)
-            // Directory names can coincide on case-insensitive file systems: keep only
-            // this version's packs.
+            // Names can coincide on case-insensitive file systems: keep this version's packs.
             guard pack.version == version else { continue }
-            cache.withLock { $0.add(pack, named: name, to: version) }
+            cache.withLock { $0.add(pack, named: fileName, to: version) }
         }
         return cache.withLock { $0.markScanned(version) }
     }
 
-    private func packNames(in directory: URL) throws -> [String] {
-        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+    private func laterPackNames(in shard: URL, baseName: String) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: shard.path) else { return [] }
         do {
-            return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-                .filter { $0.hasSuffix(".pack") && !$0.hasPrefix(".") }
+            return try FileManager.default.contentsOfDirectory(atPath: shard.path)
+                .filter { $0.hasPrefix(baseName + "~") && $0.hasSuffix(".pack") }
                 .sorted()
         } catch {
-            throw ZoneError.io(operation: "list", path: directory.path, reason: "\(error)")
+            throw ZoneError.io(operation: "list", path: shard.path, reason: "\(error)")
         }
     }
 
-    /// Creates `directory` and its parents, fsyncing each parent whose entries changed.
-    private func createDirectoryDurably(_ directory: URL) throws {
-        var missing: [URL] = []
-        var candidate = directory
-        while !FileManager.default.fileExists(atPath: candidate.path) {
-            missing.append(candidate)
-            candidate = candidate.deletingLastPathComponent()
-        }
-        guard !missing.isEmpty else { return }
+    /// The whole file, or nil if it does not exist.
+    private static func contents(of url: URL) throws -> Data? {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return try Data(contentsOf: url)
+        } catch CocoaError.fileReadNoSuchFile {
+            return nil
         } catch {
-            throw ZoneError.io(operation: "create directory", path: directory.path, reason: "\(error)")
-        }
-        for created in missing.reversed() {
-            try POSIXFile.syncDirectory(created.deletingLastPathComponent())
+            if !FileManager.default.fileExists(atPath: url.path) { return nil }
+            throw ZoneError.io(operation: "read pack", path: url.path, reason: "\(error)")
         }
     }
 }
@@ -144,7 +157,7 @@ struct PackCache: Sendable {
         self.byteLimit = byteLimit
     }
 
-    /// The packs of a version whose directory has been scanned, or nil.
+    /// The packs of a version read from disk at least once, or nil.
     mutating func packs(of version: Version.ID) -> [PackFile]? {
         guard let entry = entry(of: version), entry.scanned else { return nil }
         return entry.packs
@@ -157,12 +170,13 @@ struct PackCache: Sendable {
     mutating func add(_ pack: PackFile, named name: String, to version: Version.ID) {
         var entry = self.entry(of: version) ?? VersionPacks()
         guard entry.names.insert(name).inserted else { return }
-        entry.packs.append(pack)
+        // Keep the first pack first: it is the one every reader consults first.
+        if name.hasSuffix(".pack"), !name.contains("~") { entry.packs.insert(pack, at: 0) } else { entry.packs.append(pack) }
         entry.bytes += pack.bytes.count
         insert(entry, for: version)
     }
 
-    /// Records that the version's directory was scanned, returning its packs.
+    /// Records that the version's packs were looked for on disk, returning them.
     mutating func markScanned(_ version: Version.ID) -> [PackFile] {
         var entry = self.entry(of: version) ?? VersionPacks()
         entry.scanned = true

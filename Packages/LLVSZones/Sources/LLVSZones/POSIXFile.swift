@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,8 +15,35 @@ enum POSIXFile {
     /// same directory is written and fsynced, renamed over `url`, and the directory fsynced.
     /// Readers see either no file or the whole file.
     static func writeAtomically(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        let temporary = try writeTemporaryFile(data, in: url.deletingLastPathComponent())
+        guard rename(temporary.path, url.path) == 0 else {
+            let failure = ioError("rename into place", url.path)
+            _ = unlink(temporary.path)
+            throw failure
+        }
+        try syncDirectory(url.deletingLastPathComponent())
+    }
+
+    /// Writes `data` atomically and durably under the first of `candidates` that does not
+    /// exist yet, never replacing an existing file (a hard link of a fsynced temporary file
+    /// fails when the name is taken). Returns the name used.
+    static func writeAtomicallyWithoutReplacing(_ data: Data, in directory: URL, candidates: [String]) throws -> String {
+        let temporary = try writeTemporaryFile(data, in: directory)
+        defer { _ = unlink(temporary.path) }
+        for name in candidates {
+            let target = directory.appendingPathComponent(name)
+            if link(temporary.path, target.path) == 0 {
+                try syncDirectory(directory)
+                return name
+            }
+            guard errno == EEXIST else { throw ioError("link into place", target.path) }
+        }
+        throw ZoneError.io(operation: "link into place", path: directory.path, reason: "every candidate name is taken")
+    }
+
+    /// Writes and fsyncs a uniquely named temporary file in `directory`.
+    private static func writeTemporaryFile(_ data: Data, in directory: URL) throws -> URL {
+        let temporary = directory.appendingPathComponent(".tmp-\(uniqueName())")
         let descriptor = try openFile(temporary.path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         do {
             try writeAll(data, to: descriptor, path: temporary.path)
@@ -26,13 +54,30 @@ enum POSIXFile {
             _ = unlink(temporary.path)
             throw error
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            let failure = ioError("rename into place", url.path)
-            _ = unlink(temporary.path)
-            throw failure
-        }
-        try syncDirectory(directory)
+        return temporary
     }
+
+    /// Creates `directory` if it is missing, fsyncing its parent (unless told not to) so
+    /// the entry is durable. The parent must exist. Returns whether it was created.
+    @discardableResult
+    static func createDirectory(_ directory: URL, syncingParent: Bool = true) throws -> Bool {
+        if mkdir(directory.path, 0o755) == 0 {
+            if syncingParent { try syncDirectory(directory.deletingLastPathComponent()) }
+            return true
+        } else if errno != EEXIST {
+            throw ioError("create directory", directory.path)
+        }
+        return false
+    }
+
+    /// A name no other writer uses: process identifier, a per-process counter and 64
+    /// random bits (from the system generator, without opening a device per name).
+    static func uniqueName() -> String {
+        let sequence = nameCounter.add(1, ordering: .relaxed).newValue
+        return "\(getpid())-\(sequence)-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+    }
+
+    private static let nameCounter = Atomic<Int>(0)
 
     /// Fsyncs a directory so that entries created or renamed in it are durable.
     static func syncDirectory(_ url: URL) throws {

@@ -1,0 +1,63 @@
+import Foundation
+import LLVSMap
+import LLVSTesting
+import PropertyBased
+import Testing
+@testable import LLVSStore
+
+@Suite struct VersionRecordTests {
+    static let records = zip(Gen.letterOrNumber.string(of: 0...12), Gen.int(in: 0...2), Gen.double(in: -1e9...1e10),
+                             Gen.int(in: -1...1_000), Gen.letterOrNumber.string(of: 0...4), Gen.bool, Gen.int(in: 1...10_000))
+        .map { id, predecessorCount, timestamp, size, metadataKey, hasRoot, count in
+            let predecessors: Version.Predecessors? = predecessorCount == 0 ? nil
+                : .init(idOfFirst: Version.ID("p" + id), idOfSecond: predecessorCount == 2 ? Version.ID("q" + id) : nil)
+            let version = Version(id: Version.ID("v" + id), predecessors: predecessors, timestamp: timestamp,
+                                  valueDataSize: size < 0 ? nil : Int64(size),
+                                  metadata: metadataKey.isEmpty ? [:] : [Version.MetadataKey(rawValue: metadataKey): .init(data: Data(id.utf8))])
+            let root = hasRoot ? NodeReference(hash: Digest.of(Value.ID(id)), location: Version.ID("l" + id), count: count) : nil
+            return VersionRecord(version: version, root: root)
+        }
+
+    @Test func recordsRoundTrip() async {
+        await propertyCheck(count: 1_000, input: Self.records) { record in
+            let decoded = try VersionRecord.decode(record.encoded())
+            #expect(decoded.version.id == record.version.id)
+            #expect(decoded.version.predecessors == record.version.predecessors)
+            #expect(decoded.version.timestamp == record.version.timestamp)
+            #expect(decoded.version.valueDataSize == record.version.valueDataSize)
+            #expect(decoded.version.metadata == record.version.metadata)
+            #expect(decoded.root == record.root)
+        }
+    }
+
+    @Test func truncatedOrPaddedRecordsAreCorrupt() async {
+        await propertyCheck(count: 500, input: zip(Self.records, Gen.int(in: 0...200))) { record, cut in
+            let bytes = record.encoded()
+            let truncated = bytes.prefix(cut % bytes.count)
+            #expect(throws: StoreError.self) { _ = try VersionRecord.decode(Data(truncated)) }
+            #expect(throws: StoreError.self) { _ = try VersionRecord.decode(bytes + Data([0])) }
+        }
+    }
+
+    @Test func aCorruptRecordInTheLogIsReported() throws {
+        let test = try TestStore(.memory)
+        let zones = try test.storage.makeZones(rootDirectoryURL: test.directory.url)
+        try zones.versions.append([Data([1, 0xFF])])
+        #expect(throws: StoreError.self) { _ = try test.reopened() }
+    }
+
+    @Test func recordsWhosePredecessorsNeverArriveStayInvisible() throws {
+        let test = try TestStore(.memory)
+        let root = try test.store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1")])
+        let zones = try test.storage.makeZones(rootDirectoryURL: test.directory.url)
+        let orphan = Version(id: "orphan", predecessors: .init(idOfFirst: "never-written"))
+        try zones.versions.append([VersionRecord(version: orphan, root: nil).encoded()])
+        let reopened = try test.reopened()
+        #expect(reopened.version(identifiedBy: "orphan") == nil)
+        #expect(reopened.version(identifiedBy: root.id) != nil)
+        // If the missing predecessor arrives later, the waiting version appears with it.
+        try zones.versions.append([VersionRecord(version: Version(id: "never-written", timestamp: 1), root: nil).encoded()])
+        try reopened.reloadHistory()
+        #expect(reopened.version(identifiedBy: "orphan")?.predecessors?.idOfFirst == "never-written")
+    }
+}
