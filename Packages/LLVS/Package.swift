@@ -17,6 +17,7 @@ let package = Package(
         .package(path: "../LLVSMap"),
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -30,6 +31,9 @@ let package = Package(
                 .product(name: "LLVSStore", package: "LLVSStore"),
             ]
         ),
-        .testTarget(name: "LLVSTests", dependencies: ["LLVS"]),
+        .testTarget(
+            name: "LLVSTests",
+            dependencies: ["LLVS", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
     ]
 )

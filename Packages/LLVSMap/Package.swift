@@ -33,7 +33,8 @@ let package = Package(
                 "LLVSMap",
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            resources: [.copy("Vectors")]
         ),
     ]
 )

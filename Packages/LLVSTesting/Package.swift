@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(path: "../LLVSCore"),
         .package(path: "../LLVSZones"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -23,6 +24,9 @@ let package = Package(
                 .product(name: "LLVSZones", package: "LLVSZones"),
             ]
         ),
-        .testTarget(name: "LLVSTestingTests", dependencies: ["LLVSTesting"]),
+        .testTarget(
+            name: "LLVSTestingTests",
+            dependencies: ["LLVSTesting", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
     ]
 )

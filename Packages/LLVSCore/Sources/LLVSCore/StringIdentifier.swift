@@ -33,7 +33,7 @@ extension StringIdentifier {
 
     /// True when both identifiers have byte-for-byte identical UTF-8 forms.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        compareUTF8(lhs.rawValue, rhs.rawValue) == 0
     }
 
     /// Hashes the identifier consistently with its byte-wise equality.
@@ -47,7 +47,7 @@ extension StringIdentifier {
     /// Orders identifiers by lexicographic comparison of their UTF-8 bytes, the order a
     /// port in any language reproduces.
     public static func < (lhs: Self, rhs: Self) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        compareUTF8(lhs.rawValue, rhs.rawValue) < 0
     }
 
     /// The identifier's string form.
@@ -68,4 +68,24 @@ extension StringIdentifier {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
+}
+
+/// Compares the UTF-8 bytes of two strings lexicographically: negative, zero or positive.
+/// Native strings are compared in place with `memcmp`; others byte by byte.
+func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
+    let result = lhs.utf8.withContiguousStorageIfAvailable { left in
+        rhs.utf8.withContiguousStorageIfAvailable { right -> Int in
+            let common = min(left.count, right.count)
+            if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                let order = memcmp(a, b, common)
+                if order != 0 { return Int(order) }
+            }
+            return left.count - right.count
+        }
+    }
+    if let result = result ?? nil { return result }
+    for (a, b) in zip(lhs.utf8, rhs.utf8) where a != b {
+        return a < b ? -1 : 1
+    }
+    return lhs.utf8.count - rhs.utf8.count
 }
