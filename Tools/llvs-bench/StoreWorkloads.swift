@@ -7,9 +7,9 @@ final class ValueStoreWorkloads {
     private var stores: [String: (store: BenchmarkStore, head: Version.ID, ids: [Value.ID])] = [:]
 
     /// W1: one version inserting 10,000 values; then 1,000 serial versions each updating 10
-    /// random existing values. Small scale: 200 serial versions.
+    /// random existing values. Small scale: 100 serial versions.
     func w1(backend: String, scale: Scale, report: Report) throws {
-        let valueCount = 10_000, serialCount = scale == .full ? 1_000 : 200
+        let valueCount = 10_000, serialCount = scale == .full ? 1_000 : 100
         var generator = SeededGenerator(seed: 1)
         let bench = try BenchmarkStore(backend: backend)
         let values = uuidValues(count: valueCount, generator: &generator)
@@ -94,7 +94,7 @@ enum DepthWorkloads {
     }
 
     static func depths(_ scale: Scale) -> [Int] {
-        scale == .full ? [1_000, 10_000, 100_000] : [1_000, 10_000]
+        scale == .full ? [1_000, 10_000, 100_000] : [1_000, 3_000]
     }
 
     /// W4: serial histories of 1,000 / 10,000 / 100,000 versions, then two 5-version
@@ -151,7 +151,7 @@ enum DepthWorkloads {
     /// W7: stores of 10,000 / 100,000 / 1,000,000 values inserted in one version; 100 serial
     /// versions each updating one value; the diff from the first version to the last.
     static func w7(backend: String, scale: Scale, report: Report) throws {
-        let sizes = scale == .full ? [10_000, 100_000, 1_000_000] : [10_000, 100_000]
+        let sizes = scale == .full ? [10_000, 100_000, 1_000_000] : [10_000, 30_000]
         var times: [Double] = []
         for size in sizes {
             var generator = SeededGenerator(seed: 7)

@@ -1,7 +1,6 @@
 import Foundation
 import LLVSCore
 import LLVSZones
-import Synchronization
 
 /// The map index of a store: for every version, which value references exist. Each version
 /// has a root ``NodeReference`` (nil for an empty map); nodes are shared between versions
@@ -11,12 +10,12 @@ import Synchronization
 public final class Map: Sendable {
     /// The zone holding the nodes.
     public let zone: any Zone
-    private let cache: Mutex<NodeCache>
+    private let cache: Locked<NodeCache>
 
     /// Creates a map over `zone`, caching up to `cachedNodeLimit` decoded nodes.
     public init(zone: any Zone, cachedNodeLimit: Int = 200_000) {
         self.zone = zone
-        self.cache = Mutex(NodeCache(limit: cachedNodeLimit))
+        self.cache = Locked(NodeCache(limit: cachedNodeLimit))
     }
 
     /// The reference of `valueId` in the map rooted at `root`, or nil if absent.

@@ -1,10 +1,9 @@
 import LLVSCore
-import Synchronization
 
 /// Map nodes that live only in memory: the maps of virtual versions (the virtual ancestor
 /// a criss-cross merge computes) that are read during one merge and never stored.
 public final class MapOverlay: Sendable {
-    private let nodes = Mutex<[Digest: MapNode]>([:])
+    private let nodes = Locked<[Digest: MapNode]>([:])
 
     /// Creates an empty overlay.
     public init() {}

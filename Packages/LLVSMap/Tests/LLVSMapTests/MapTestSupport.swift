@@ -1,13 +1,12 @@
 import Foundation
 import LLVSCore
 import LLVSZones
-import Synchronization
 @testable import LLVSMap
 
 /// A zone that counts reads, to check how many nodes an operation loads.
 final class CountingZone: Zone {
     let base: any Zone
-    private let reads = Mutex(0)
+    private let reads = Locked(0)
 
     init(_ base: any Zone = MemoryZone()) {
         self.base = base

@@ -2,7 +2,6 @@ import Foundation
 import LLVSCore
 import LLVSMap
 import LLVSZones
-import Synchronization
 
 /// The virtual versions of one merge: when two versions have several best common
 /// ancestors, the merge first merges those ancestors into a virtual version that exists
@@ -15,8 +14,8 @@ final class MergeOverlay: Sendable {
     }
 
     let maps = MapOverlay()
-    private let versions = Mutex<[Version.ID: VirtualVersion]>([:])
-    private let values = Mutex<[Value.Reference: Data]>([:])
+    private let versions = Locked<[Version.ID: VirtualVersion]>([:])
+    private let values = Locked<[Value.Reference: Data]>([:])
 
     func version(_ id: Version.ID) -> VirtualVersion? {
         versions.withLock { $0[id] }

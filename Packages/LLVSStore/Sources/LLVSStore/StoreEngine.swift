@@ -3,7 +3,6 @@ import LLVSCore
 import LLVSHistory
 import LLVSMap
 import LLVSZones
-import Synchronization
 
 /// The state one opened store shares between its `Store` and that store's merge views:
 /// storage, the map index, and the in-memory history with each version's map root.
@@ -19,9 +18,9 @@ final class StoreEngine: Sendable {
 
     let zones: StoreZones
     let map: Map
-    let state = Mutex(State())
+    let state = Locked(State())
     /// The log position read so far; its lock also serializes reloads.
-    private let cursor = Mutex(VersionLogCursor.start)
+    private let cursor = Locked(VersionLogCursor.start)
 
     init(zones: StoreZones) throws(StoreError) {
         self.zones = zones

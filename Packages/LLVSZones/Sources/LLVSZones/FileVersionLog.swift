@@ -1,7 +1,6 @@
 import Crypto
 import LLVSCore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,7 +27,7 @@ public final class FileVersionLog: VersionLog {
         var path: String
     }
 
-    private let segment = Mutex<Segment?>(nil)
+    private let segment = Locked<Segment?>(nil)
 
     /// Creates a log in `directoryURL` (created on first append).
     public init(directoryURL: URL) {

@@ -1,6 +1,5 @@
 import Foundation
 import LLVSCore
-import Synchronization
 
 /// A zone in a directory: each `store` call writes one pack file per version, atomically
 /// and durably, and never changes a pack afterwards (SPEC.md, "File storage").
@@ -15,15 +14,15 @@ public final class FileZone: Zone {
     /// The zone's directory.
     public let directoryURL: URL
 
-    private let cache: Mutex<PackCache>
+    private let cache: Locked<PackCache>
     /// Whether the zone directory and its 256 shard directories are known to exist.
-    private let shardsExist = Mutex(false)
+    private let shardsExist = Locked(false)
 
     /// Creates a zone in `directoryURL` (created on first write), caching up to
     /// `cacheByteLimit` bytes of pack data in memory.
     public init(directoryURL: URL, cacheByteLimit: Int = 256 << 20) {
         self.directoryURL = directoryURL
-        self.cache = Mutex(PackCache(byteLimit: cacheByteLimit))
+        self.cache = Locked(PackCache(byteLimit: cacheByteLimit))
     }
 
     /// Writes one pack per version group; keys already stored for the version are skipped.

@@ -1,11 +1,11 @@
+import LLVSCore
 import Foundation
-import Synchronization
 
 /// Keeps stores in memory: nothing touches the disk, and everything is gone when the
 /// `MemoryStorage` instance is released. Opening the same root directory URL twice with
 /// one instance opens the same store, so tests can "reopen" a memory store.
 public final class MemoryStorage: Storage {
-    private let stores = Mutex<[String: StoreZones]>([:])
+    private let stores = Locked<[String: StoreZones]>([:])
 
     /// Creates an empty in-memory backend.
     public init() {}
@@ -24,7 +24,7 @@ public final class MemoryStorage: Storage {
 
 /// A zone in memory: a dictionary guarded by a mutex.
 public final class MemoryZone: Zone {
-    private let items = Mutex<[ZoneReference: Data]>([:])
+    private let items = Locked<[ZoneReference: Data]>([:])
 
     /// Creates an empty zone.
     public init() {}
@@ -47,7 +47,7 @@ public final class MemoryZone: Zone {
 
 /// A version log in memory: one array, read by index.
 public final class MemoryVersionLog: VersionLog {
-    private let records = Mutex<[Data]>([])
+    private let records = Locked<[Data]>([])
     private static let segment = "memory"
 
     /// Creates an empty log.
