@@ -61,27 +61,42 @@ final class StoreEngine: Sendable {
 
 extension StoreEngine.State {
     /// Adds every record whose predecessors are known (in the history or among the records),
-    /// in any order; the rest wait in ``deferred``.
+    /// in any order; the rest wait in ``deferred``. Linear in the number of records when, as
+    /// usual, none has to wait.
     mutating func integrate(_ records: [VersionRecord]) throws(StoreError) {
-        var candidates = deferred
-        for record in records where !history.contains(record.version.id) && candidates[record.version.id] == nil {
-            candidates[record.version.id] = record
+        var pending = Array(deferred.values)
+        deferred = [:]
+        var pendingIds = Set(pending.map(\.version.id))
+        pending.reserveCapacity(pending.count + records.count)
+        for record in records where !history.contains(record.version.id) && pendingIds.insert(record.version.id).inserted {
+            pending.append(record)
         }
-        guard !candidates.isEmpty else { return }
-        // Drop, repeatedly, records that build on versions found nowhere.
-        var ready = candidates
+        guard !pending.isEmpty else { return }
+
+        // A record waits when a predecessor is neither in the history nor a pending record
+        // that can be added; repeat until no more records start waiting.
+        var waiting: Set<Version.ID> = []
         var changed = true
         while changed {
             changed = false
-            for (id, record) in ready where record.version.predecessorIds.contains(where: { !history.contains($0) && ready[$0] == nil }) {
-                ready[id] = nil
-                changed = true
+            for record in pending where !waiting.contains(record.version.id) {
+                let blocked = record.version.predecessorIds.contains { predecessor in
+                    !history.contains(predecessor) && (!pendingIds.contains(predecessor) || waiting.contains(predecessor))
+                }
+                if blocked {
+                    waiting.insert(record.version.id)
+                    changed = true
+                }
             }
         }
-        let roots = ready.values.compactMap { record in record.root.map { (record.version.id, $0) } }
-        let versions = ready.values.map(\.version)
-        try StoreError.wrapping { try history.add(contentsOf: versions) }
-        for (id, root) in roots { self.roots[id] = root }
-        deferred = candidates.filter { ready[$0.key] == nil }
+        let ready = waiting.isEmpty ? pending : pending.filter { !waiting.contains($0.version.id) }
+        try StoreError.wrapping { try history.add(contentsOf: ready.lazy.map(\.version)) }
+        roots.reserveCapacity(roots.count + ready.count)
+        for record in ready {
+            if let root = record.root { roots[record.version.id] = root }
+        }
+        for record in pending where waiting.contains(record.version.id) {
+            deferred[record.version.id] = record
+        }
     }
 }
