@@ -42,13 +42,17 @@ struct MergeOperation<Arbiter: MergeArbiter> {
             }
         }
         var changes = decided
+        var carried: Set<Value.Reference> = []
         for (valueId, fork) in forks.sorted(by: { $0.key < $1.key }) where decidedById[valueId] == nil {
             if fork.fork.isConflicting { throw StoreError.unresolvedConflict(valueId: valueId, fork: fork.fork) }
             // What only the second branch did is carried into the merge (which starts from
             // the first branch's map).
             switch fork.fork {
             case .inserted(.second), .updated(.second):
-                if let reference = fork.second { changes.append(.preserve(reference)) }
+                if let reference = fork.second {
+                    changes.append(.preserve(reference))
+                    carried.insert(reference)
+                }
             case .removed(.second):
                 changes.append(.preserveRemoval(valueId))
             default:
@@ -60,7 +64,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
         let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
                               timestamp: max(first.timestamp, second.timestamp), metadata: metadata)
         guard virtual else {
-            return try VersionWriter(store: store).write(version, changes: changes).version
+            return try VersionWriter(store: store).write(version, changes: changes, trusted: carried).version
         }
         return try keepVirtual(version, basedOn: firstRoot, changes: changes)
     }

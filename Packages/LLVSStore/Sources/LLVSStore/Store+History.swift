@@ -3,7 +3,9 @@ import LLVSHistory
 
 extension Store {
     /// Calls `block` with the store's history (a consistent snapshot: versions added while
-    /// the block runs are not in it) and returns what the block returns.
+    /// the block runs are not in it) and returns what the block returns. `History` is a
+    /// copy-on-write value: keeping it after the block returns keeps the snapshot, and the
+    /// store's next write then copies the graph once.
     ///
     /// ```swift
     /// store.queryHistory { history in

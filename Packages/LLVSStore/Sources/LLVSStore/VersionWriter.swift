@@ -11,9 +11,11 @@ struct VersionWriter {
 
     /// Writes `version` with `changes`; returns the stored version (with its value data
     /// size) and whether it was added (false if a version with its identifier existed).
-    func write(_ version: Version, changes: [Value.Change]) throws(StoreError) -> (version: Version, added: Bool) {
+    /// `trusted` lists references the caller took from the predecessors' maps itself (a
+    /// merge's carried changes), which need no check.
+    func write(_ version: Version, changes: [Value.Change], trusted: Set<Value.Reference> = []) throws(StoreError) -> (version: Version, added: Bool) {
         if let existing = store.version(identifiedBy: version.id) { return (existing, false) }
-        let mapChanges = try validate(changes, of: version)
+        let mapChanges = try validate(changes, of: version, trusted: trusted)
         var stored = version
         stored.successors = Version.Successors()
         let newValues = changes.compactMap { change -> Value? in
@@ -35,7 +37,7 @@ struct VersionWriter {
     }
 
     /// Checks predecessors and changes, returning the map changes they make.
-    func validate(_ changes: [Value.Change], of version: Version) throws(StoreError) -> [MapChange] {
+    func validate(_ changes: [Value.Change], of version: Version, trusted: Set<Value.Reference> = []) throws(StoreError) -> [MapChange] {
         let predecessors = version.predecessorIds
         if predecessors.count == 2, predecessors[0] == predecessors[1] {
             throw .history(.identicalPredecessors(version.id))
@@ -58,7 +60,7 @@ struct VersionWriter {
             case .remove(let id), .preserveRemoval(let id):
                 mapChanges.append(.remove(id))
             case .preserve(let reference):
-                try checkPreservable(reference, predecessors: predecessors)
+                if !trusted.contains(reference) { try checkPreservable(reference, predecessors: predecessors) }
                 mapChanges.append(.set(reference))
             }
         }
