@@ -10,21 +10,31 @@ import Testing
     /// Batches of `(key 0…59, action)`: action 0 removes, otherwise sets.
     static let batches = zip(Gen.int(in: 0...59), Gen.int(in: 0...3)).array(of: 0...40).array(of: 1...6)
 
-    static func run(_ batches: [[(Int, Int)]]) throws -> (MapHistory, [[Value.ID: Value.Reference]]) {
-        var history = MapHistory(map: Map(zone: MemoryZone(), cachedNodeLimit: 64))
-        var models: [[Value.ID: Value.Reference]] = []
-        var model: [Value.ID: Value.Reference] = [:]
+    /// Commits each batch as version `<tag><index>` on top of `start` (or of the latest
+    /// root), updating `model` alongside; returns the index of the last root committed.
+    @discardableResult
+    static func commit(_ batches: [[(Int, Int)]], tag: String, from start: Int?, to history: inout MapHistory,
+                       model: inout [Value.ID: Value.Reference], snapshots: inout [[Value.ID: Value.Reference]]) throws -> Int? {
+        var last = start
         for (index, batch) in batches.enumerated() {
-            let version = Version.ID("v\(index)")
+            let version = Version.ID("\(tag)\(index)")
             let changes = batch.map { key, action -> MapChange in
                 let id = Value.ID("key-\(key)")
                 return action == 0 ? .remove(id) : .set(Value.Reference(valueId: id, storedVersionId: version))
             }
             for change in changes { model[change.valueId] = change.reference }
-            try history.commit(changes)
-            models.append(model)
+            last = try history.commit(changes, basedOn: last)
+            snapshots.append(model)
         }
-        return (history, models)
+        return last
+    }
+
+    static func run(_ batches: [[(Int, Int)]]) throws -> (MapHistory, [[Value.ID: Value.Reference]]) {
+        var history = MapHistory(map: Map(zone: MemoryZone(), cachedNodeLimit: 64))
+        var model: [Value.ID: Value.Reference] = [:]
+        var snapshots: [[Value.ID: Value.Reference]] = []
+        try commit(batches, tag: "v", from: nil, to: &history, model: &model, snapshots: &snapshots)
+        return (history, snapshots)
     }
 
     @Test func mapsMatchTheirSnapshots() async {
@@ -67,24 +77,12 @@ import Testing
         await propertyCheck(count: 1_000, input: input) { base, left, right, twoWay in
             var history = MapHistory(map: Map(zone: MemoryZone()))
             var model: [Value.ID: Value.Reference] = [:]
-            func apply(_ batches: [[(Int, Int)]], tag: String, from start: Int?, model: inout [Value.ID: Value.Reference]) throws -> Int? {
-                var last = start
-                for (index, batch) in batches.enumerated() {
-                    let version = Version.ID("\(tag)\(index)")
-                    let changes = batch.map { key, action -> MapChange in
-                        let id = Value.ID("key-\(key)")
-                        return action == 0 ? .remove(id) : .set(Value.Reference(valueId: id, storedVersionId: version))
-                    }
-                    for change in changes { model[change.valueId] = change.reference }
-                    last = try history.commit(changes, basedOn: last)
-                }
-                return last
-            }
-            let baseIndex = try apply(base, tag: "o", from: nil, model: &model)
+            var ignored: [[Value.ID: Value.Reference]] = []
+            let baseIndex = try Self.commit(base, tag: "o", from: nil, to: &history, model: &model, snapshots: &ignored)
             let ancestorModel = twoWay ? [:] : model
             var leftModel = model, rightModel = model
-            let leftIndex = try apply(left, tag: "a", from: baseIndex, model: &leftModel)
-            let rightIndex = try apply(right, tag: "b", from: baseIndex, model: &rightModel)
+            let leftIndex = try Self.commit(left, tag: "a", from: baseIndex, to: &history, model: &leftModel, snapshots: &ignored)
+            let rightIndex = try Self.commit(right, tag: "b", from: baseIndex, to: &history, model: &rightModel, snapshots: &ignored)
             let roots = history.roots
             let forks = try history.map.forks(first: leftIndex.flatMap { roots[$0] }, second: rightIndex.flatMap { roots[$0] },
                                               ancestor: twoWay ? nil : baseIndex.flatMap { roots[$0] })
