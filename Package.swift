@@ -15,16 +15,19 @@ let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 
-/// The library of each package under Packages/, with its dependencies.
-let libraries: [(name: String, dependencies: [Target.Dependency])] = [
-    ("LLVSCore", []),
-    ("LLVSHistory", ["LLVSCore", collections]),
-    ("LLVSZones", ["LLVSCore", crypto]),
-    ("LLVSMap", ["LLVSCore", "LLVSZones", crypto]),
-    ("LLVSMerge", ["LLVSCore"]),
-    ("LLVSStore", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", crypto]),
-    ("LLVSTesting", ["LLVSCore", "LLVSZones"]),
-    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore"]),
+/// The libraries of the packages under Packages/, with their dependencies; `package` names
+/// the folder when a package has more than one library.
+let libraries: [(name: String, dependencies: [Target.Dependency], package: String?)] = [
+    ("LLVSCore", [], nil),
+    ("LLVSHistory", ["LLVSCore", collections], nil),
+    ("LLVSZones", ["LLVSCore", crypto], nil),
+    ("LLVSMap", ["LLVSCore", "LLVSZones", crypto], nil),
+    ("LLVSMerge", ["LLVSCore"], nil),
+    ("LLVSStore", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", crypto], nil),
+    ("LLVSTesting", ["LLVSCore", "LLVSZones"], nil),
+    ("LLVSTestingGenerators", ["LLVSCore", "LLVSTesting", propertyBased], "LLVSTesting"),
+    ("LLVSStoreTesting", ["LLVSCore", "LLVSZones", "LLVSStore", "LLVSTesting"], "LLVSStore"),
+    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore"], nil),
 ]
 
 let package = Package(
@@ -33,6 +36,7 @@ let package = Package(
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) } + [
         .executable(name: "llvs-demo", targets: ["llvs-demo"]),
         .executable(name: "llvs-bench", targets: ["llvs-bench"]),
+        .executable(name: "llvs-fuzz", targets: ["llvs-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -41,10 +45,13 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: libraries.map {
-        .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.name)/Sources/\($0.name)")
+        .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.package ?? $0.name)/Sources/\($0.name)")
     } + [
         .executableTarget(name: "llvs-demo", dependencies: ["LLVS"], path: "Tools/llvs-demo"),
         .executableTarget(name: "llvs-bench", dependencies: ["LLVS", argumentParser], path: "Tools/llvs-bench"),
+        .executableTarget(name: "llvs-fuzz", dependencies: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", argumentParser], path: "Tools/llvs-fuzz"),
+        .testTarget(name: "LLVSConvergenceTests", dependencies: ["LLVSStoreTesting", "LLVSTesting", "LLVSTestingGenerators", propertyBased],
+                    path: "Tests/LLVSConvergenceTests", exclude: ["Regressions"]),
         .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", "LLVSTesting", propertyBased], path: "Tests/LLVSEndToEndTests"),
     ]
 )

@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "../LLVSCore"),
+        .package(path: "../LLVSTesting"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -28,6 +29,8 @@ let package = Package(
             name: "LLVSHistoryTests",
             dependencies: [
                 "LLVSHistory",
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "LLVSStore", targets: ["LLVSStore"]),
+        .library(name: "LLVSStoreTesting", targets: ["LLVSStoreTesting"]),
     ],
     dependencies: [
         .package(path: "../LLVSCore"),
@@ -33,6 +34,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The store as a replica of the convergence harness (LLVSTesting's
+        // ConvergenceSimulation), for these tests, the umbrella's and llvs-fuzz.
+        .target(
+            name: "LLVSStoreTesting",
+            dependencies: [
+                "LLVSStore",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
+            ]
+        ),
         // A helper process for the multi-process and crash tests: it writes versions to a
         // store directory and prints each identifier once makeVersion has returned.
         .executableTarget(name: "llvs-store-worker", dependencies: ["LLVSStore"]),
@@ -40,7 +52,9 @@ let package = Package(
             name: "LLVSStoreTests",
             dependencies: [
                 "LLVSStore",
+                "LLVSStoreTesting",
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 // LLVSTesting: test support shared by every LLVS package — conformance suites that every
-// zone backend runs, a reference model (the oracle for merges), and random-history
-// generators.
+// zone backend runs, a reference model (the oracle for merges), random-history
+// generators and the convergence simulator behind the fuzz properties.
 
 import PackageDescription
 
@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "LLVSTesting", targets: ["LLVSTesting"]),
+        .library(name: "LLVSTestingGenerators", targets: ["LLVSTestingGenerators"]),
     ],
     dependencies: [
         .package(path: "../LLVSCore"),
@@ -24,9 +25,19 @@ let package = Package(
                 .product(name: "LLVSZones", package: "LLVSZones"),
             ]
         ),
+        // swift-property-based generators of random histories (this target links
+        // swift-testing through PropertyBased, so tools use LLVSTesting alone).
+        .target(
+            name: "LLVSTestingGenerators",
+            dependencies: [
+                "LLVSTesting",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "LLVSTestingTests",
-            dependencies: ["LLVSTesting", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["LLVSTesting", "LLVSTestingGenerators", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
     ]
 )

@@ -1,10 +1,13 @@
 import LLVSCore
+import LLVSTesting
+import LLVSTestingGenerators
 import PropertyBased
 import Testing
 @testable import LLVSHistory
 
-/// Properties of the history graph over random DAGs (random parents among earlier
-/// versions, random merges, unrelated roots), checked against ``AncestryOracle``.
+/// Properties of the history graph (property 4 of DESIGN.md section 5) over random DAGs
+/// (random parents among earlier versions, random merges, unrelated roots) from the
+/// testing-support package's ``RandomDAG``, checked against its ``AncestryOracle``.
 ///
 /// Each property runs ``cases`` random DAGs (at least 1,000, as CI requires) and checks
 /// every pair of versions in each. Mismatches are collected per DAG and reported in one

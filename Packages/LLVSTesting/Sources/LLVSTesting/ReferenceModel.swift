@@ -37,7 +37,7 @@ public struct ReferenceModel: Sendable {
     }
 
     /// The conflict rules of the built-in arbiters.
-    public enum ArbiterRule: Sendable, CaseIterable {
+    public enum ArbiterRule: String, Codable, Hashable, Sendable, CaseIterable {
         /// `MostRecentChangeFavoringArbiter`: an update beats a removal; otherwise the value
         /// stored by the newer version wins.
         case mostRecentChange

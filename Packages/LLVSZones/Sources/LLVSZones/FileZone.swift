@@ -15,8 +15,8 @@ public final class FileZone: Zone {
     public let directoryURL: URL
 
     private let cache: Locked<PackCache>
-    /// Whether the zone directory and its 256 shard directories are known to exist.
-    private let shardsExist = Locked(false)
+    /// The shard directories known to exist (the zone directory exists once one does).
+    private let createdShards = Locked(Set<String>())
 
     /// Creates a zone in `directoryURL` (created on first write), caching up to
     /// `cacheByteLimit` bytes of pack data in memory.
@@ -67,23 +67,25 @@ public final class FileZone: Zone {
     // MARK: Packs on disk
 
     private func shardDirectory(for version: Version.ID, creating: Bool) throws -> URL {
-        if creating { try createShards() }
-        return directoryURL.appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
+        let name = FileNaming.shardName(for: version)
+        let shard = directoryURL.appendingPathComponent(name, isDirectory: true)
+        if creating { try createShard(shard, named: name) }
+        return shard
     }
 
-    /// Creates the zone directory and all 256 shard directories at once, with one fsync of
-    /// the zone directory, the first time anything is written.
-    private func createShards() throws {
-        try shardsExist.withLock { exist in
-            guard !exist else { return }
-            try POSIXFile.createDirectory(directoryURL.deletingLastPathComponent())
-            try POSIXFile.createDirectory(directoryURL)
-            var created = false
-            for shard in 0..<256 {
-                created = try POSIXFile.createDirectory(directoryURL.appendingPathComponent(Hex.encode([UInt8(shard)])), syncingParent: false) || created
+    /// Creates the zone directory the first time anything is written, and each shard
+    /// directory the first time a pack goes into it (as Git creates `objects/xx`), each
+    /// made durable with a fsync of its parent. A store with few versions makes few
+    /// directories.
+    private func createShard(_ shard: URL, named name: String) throws {
+        try createdShards.withLock { created in
+            guard !created.contains(name) else { return }
+            if created.isEmpty {
+                try POSIXFile.createDirectory(directoryURL.deletingLastPathComponent())
+                try POSIXFile.createDirectory(directoryURL)
             }
-            if created { try POSIXFile.syncDirectory(directoryURL) }
-            exist = true
+            try POSIXFile.createDirectory(shard)
+            created.insert(name)
         }
     }
 

@@ -1,0 +1,132 @@
+import Foundation
+import LLVSCore
+import LLVSStore
+import LLVSTesting
+import LLVSZones
+
+/// A ``Store`` in a temporary directory, driven by the convergence harness
+/// (`ConvergenceSimulation` of LLVSTesting) as one replica among several.
+///
+/// Replicas exchange versions the way an exchange does: the receiver adds each missing
+/// version, oldest first, with the sender's `valueChanges(madeInVersionIdentifiedBy:)`.
+public final class StoreReplica: FuzzReplica {
+    /// The zone backends a replica can use.
+    public enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// `MemoryStorage`: zones in memory, kept by the storage object.
+        case memory
+        /// `FileStorage`: zones in files under the store directory.
+        case file
+
+        public var description: String { rawValue }
+
+        /// A new storage object of this backend.
+        public func makeStorage() -> any Storage {
+            switch self {
+            case .memory: return MemoryStorage()
+            case .file: return FileStorage()
+            }
+        }
+    }
+
+    /// The backend.
+    public let backend: Backend
+    /// The store.
+    public let store: Store
+    /// The store's directory, removed when the last replica opened on it is released.
+    public let directory: TemporaryDirectory
+    let storage: any Storage
+
+    /// A new, empty replica.
+    ///
+    /// - Throws: When the directory or the store cannot be created.
+    public convenience init(backend: Backend) throws {
+        try self.init(backend: backend, directory: TemporaryDirectory(prefix: "llvs-fuzz"), storage: backend.makeStorage())
+    }
+
+    init(backend: Backend, directory: TemporaryDirectory, storage: any Storage) throws {
+        self.backend = backend
+        self.directory = directory
+        self.storage = storage
+        self.store = try Store(rootDirectoryURL: directory.url, storage: storage)
+    }
+
+    public func versionsInTopologicalOrder() throws -> [Version] {
+        store.queryHistory { Array($0) }
+    }
+
+    public func headIdentifiers() throws -> Set<Version.ID> {
+        store.queryHistory { $0.headIdentifiers }
+    }
+
+    public func mergeBases(of first: Version.ID, and second: Version.ID) throws -> [Version.ID] {
+        try store.queryHistory { try $0.mergeBases(first, second) }
+    }
+
+    public func values(at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue] {
+        var result: [Value.ID: ReferenceModel.StoredValue] = [:]
+        for reference in try store.valueReferences(at: version) {
+            guard let value = try store.value(storedAt: reference) else {
+                throw StoreReplicaError.missingData(reference)
+            }
+            result[reference.valueId] = .init(data: value.data, storedBy: reference.storedVersionId)
+        }
+        return result
+    }
+
+    public func add(_ version: Version, changes: [Value.Change]) throws {
+        try store.addVersion(version, storing: changes)
+    }
+
+    public func merge(_ first: Version.ID, with second: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID {
+        switch rule {
+        case .mostRecentChange: return try store.merge(version: first, with: second, resolvingWith: MostRecentChangeFavoringArbiter()).id
+        case .mostRecentBranch: return try store.merge(version: first, with: second, resolvingWith: MostRecentBranchFavoringArbiter()).id
+        }
+    }
+
+    public func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID? {
+        switch rule {
+        case .mostRecentChange: return try store.mergeHeads(into: version, resolvingWith: MostRecentChangeFavoringArbiter())?.id
+        case .mostRecentBranch: return try store.mergeHeads(into: version, resolvingWith: MostRecentBranchFavoringArbiter())?.id
+        }
+    }
+
+    public func valueChanges(madeIn version: Version.ID) throws -> [Value.Change] {
+        try store.valueChanges(madeInVersionIdentifiedBy: version)
+    }
+
+    public func valueChanges(between first: Version.ID, and second: Version.ID) throws -> [Value.Change] {
+        try store.valueChanges(madeBetween: first, and: second)
+    }
+
+    public func receive(from sender: StoreReplica, upTo version: Version.ID?) throws {
+        let candidates = try sender.versionsInTopologicalOrder().reversed().filter { store.version(identifiedBy: $0.id) == nil }
+        for candidate in candidates {
+            if let version, try !sender.store.queryHistory({ try $0.isAncestor(candidate.id, of: version) }), candidate.id != version {
+                continue
+            }
+            try store.addVersion(candidate, storing: try sender.store.valueChanges(madeInVersionIdentifiedBy: candidate.id))
+        }
+    }
+
+    public func reopened() throws -> StoreReplica {
+        try StoreReplica(backend: backend, directory: directory, storage: storage)
+    }
+
+    public func makeEmptyReplica() throws -> StoreReplica {
+        try StoreReplica(backend: backend)
+    }
+}
+
+/// A store broke an invariant the harness relies on to read it.
+public enum StoreReplicaError: Error, CustomStringConvertible {
+    /// A version's map lists a reference whose data the store cannot find.
+    case missingData(Value.Reference)
+
+    public var description: String {
+        switch self {
+        case .missingData(let reference):
+            return "no data stored for \(reference.valueId) at \(reference.storedVersionId), which a version's map lists"
+        }
+    }
+}

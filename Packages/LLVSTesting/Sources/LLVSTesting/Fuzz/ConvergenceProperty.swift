@@ -1,0 +1,65 @@
+/// The properties of DESIGN.md section 5 that every random history must satisfy.
+public enum ConvergenceProperty: Int, Codable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+    /// 1. Every merge result equals the reference model's three-way merge of its inputs.
+    case mergesMatchModel = 1
+    /// 2. After all replicas exchange everything and merge their heads with a
+    ///    deterministic arbiter, all hold the same single head and the same values.
+    case convergence
+    /// 3. Merging with a descendant or ancestor fast-forwards; merging a version with
+    ///    itself is a no-op. Neither writes a version.
+    case fastForward
+    /// 4. Heads are exactly the versions without successors; merge bases are the best
+    ///    common ancestors; topological order respects every edge.
+    case historyInvariants
+    /// 5. Replaying `valueChanges(madeInVersionIdentifiedBy:)` of every version into an
+    ///    empty store rebuilds identical values at every version.
+    case replayRebuilds
+    /// 6. Applying `valueChanges(madeBetween: a, and: b)` to a's values gives b's.
+    case diffsConsistent
+    /// 7. Reopening a store from its storage gives the same history and values.
+    case reopenIdentical
+
+    /// A short name, such as `3-fast-forward`, used on the command line and in file names.
+    public var name: String {
+        switch self {
+        case .mergesMatchModel: return "1-merges-match-model"
+        case .convergence: return "2-convergence"
+        case .fastForward: return "3-fast-forward"
+        case .historyInvariants: return "4-history-invariants"
+        case .replayRebuilds: return "5-replay-rebuilds"
+        case .diffsConsistent: return "6-diffs-consistent"
+        case .reopenIdentical: return "7-reopen-identical"
+        }
+    }
+
+    public var description: String { "property \(name)" }
+
+    /// The property named `name` (`3` or `3-fast-forward`), or nil.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.name == name || String($0.rawValue) == name })
+        else { return nil }
+        self = match
+    }
+}
+
+/// A failed check: which property, at which step of the history (nil for the final
+/// checks), and what differed.
+public struct PropertyViolation: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The property that does not hold.
+    public var property: ConvergenceProperty
+    /// The step whose operation revealed it, or nil for a check after the last step.
+    public var step: Int?
+    /// What was expected and what was found.
+    public var message: String
+
+    /// Creates a violation.
+    public init(_ property: ConvergenceProperty, step: Int?, _ message: String) {
+        self.property = property
+        self.step = step
+        self.message = message
+    }
+
+    public var description: String {
+        "\(property) violated\(step.map { " at step \($0)" } ?? " after the last step"): \(message)"
+    }
+}

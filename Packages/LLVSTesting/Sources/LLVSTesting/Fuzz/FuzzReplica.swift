@@ -1,0 +1,51 @@
+import Foundation
+import LLVSCore
+
+/// A replica of a versioned store as the convergence harness drives it.
+///
+/// The harness knows stores only through this protocol, so it depends on nothing above the
+/// core vocabulary: the store package conforms `Store` to it (`StoreReplica` in
+/// `LLVSStoreTesting`) over each zone backend, and a port or another backend can run the
+/// same properties by conforming too — the way Irmin's backends each run `irmin-test`.
+public protocol FuzzReplica: AnyObject {
+    /// Every version the replica holds, newest first in its topological order (a version
+    /// before each of its predecessors).
+    func versionsInTopologicalOrder() throws -> [Version]
+
+    /// The identifiers of the versions without successors.
+    func headIdentifiers() throws -> Set<Version.ID>
+
+    /// All best common ancestors of two versions, in any order.
+    func mergeBases(of first: Version.ID, and second: Version.ID) throws -> [Version.ID]
+
+    /// Every value at a version, with the version that stored its data.
+    func values(at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue]
+
+    /// Adds a version with exactly this identifier, predecessors and timestamp, applying
+    /// `changes` to its first predecessor's values (as `Store.addVersion` does).
+    func add(_ version: Version, changes: [Value.Change]) throws
+
+    /// Merges two versions with the built-in arbiter of `rule`; returns the identifier of
+    /// the merge, or of the version a fast-forward lands on.
+    func merge(_ first: Version.ID, with second: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID
+
+    /// Merges every head into `version` with the arbiter of `rule`; returns the final
+    /// merge's identifier, or nil when nothing needed merging.
+    func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID?
+
+    /// The changes `version` made relative to its first predecessor (what exchanges ship).
+    func valueChanges(madeIn version: Version.ID) throws -> [Value.Change]
+
+    /// The changes that turn the values at `first` into those at `second`.
+    func valueChanges(between first: Version.ID, and second: Version.ID) throws -> [Value.Change]
+
+    /// Receives the versions of `sender` this replica lacks — all of them, or only
+    /// `version` and its ancestors — through the replica's exchange path.
+    func receive(from sender: Self, upTo version: Version.ID?) throws
+
+    /// The same replica opened again from its storage, as after an app restart.
+    func reopened() throws -> Self
+
+    /// A new, empty replica of the same kind (same backend).
+    func makeEmptyReplica() throws -> Self
+}

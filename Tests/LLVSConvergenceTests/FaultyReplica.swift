@@ -1,0 +1,114 @@
+import Foundation
+import LLVSCore
+import LLVSStoreTesting
+import LLVSTesting
+
+/// A store replica with one deliberate fault, to show that the harness notices it: each
+/// property's check must fail for the fault aimed at it.
+final class FaultyReplica: FuzzReplica {
+    /// The faults, one per property.
+    enum Fault: CaseIterable, Sendable {
+        /// Merges resolve conflicts with the other built-in arbiter.
+        case mergesWithTheOtherArbiter
+        /// Merging heads does nothing.
+        case mergeHeadsDoesNothing
+        /// Merging a version with an ancestor writes a merge version.
+        case mergeWritesOnFastForward
+        /// Merge bases omit all but the first.
+        case oneMergeBaseOnly
+        /// The changes a version made lose their last change.
+        case valueChangesDropTheLast
+        /// Diffs leave out removals.
+        case diffsOmitRemovals
+        /// Reopening loses the newest version.
+        case reopeningLosesVersions
+
+        /// The property whose check must catch the fault.
+        var property: ConvergenceProperty {
+            switch self {
+            case .mergesWithTheOtherArbiter: return .mergesMatchModel
+            case .mergeHeadsDoesNothing: return .convergence
+            case .mergeWritesOnFastForward: return .fastForward
+            case .oneMergeBaseOnly: return .historyInvariants
+            case .valueChangesDropTheLast: return .replayRebuilds
+            case .diffsOmitRemovals: return .diffsConsistent
+            case .reopeningLosesVersions: return .reopenIdentical
+            }
+        }
+    }
+
+    let base: StoreReplica
+    let fault: Fault
+
+    init(_ base: StoreReplica, fault: Fault) {
+        self.base = base
+        self.fault = fault
+    }
+
+    func versionsInTopologicalOrder() throws -> [Version] {
+        try base.versionsInTopologicalOrder()
+    }
+
+    func headIdentifiers() throws -> Set<Version.ID> {
+        try base.headIdentifiers()
+    }
+
+    func mergeBases(of first: Version.ID, and second: Version.ID) throws -> [Version.ID] {
+        let bases = try base.mergeBases(of: first, and: second).sorted()
+        return fault == .oneMergeBaseOnly ? Array(bases.prefix(1)) : bases
+    }
+
+    func values(at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue] {
+        try base.values(at: version)
+    }
+
+    func add(_ version: Version, changes: [Value.Change]) throws {
+        try base.add(version, changes: changes)
+    }
+
+    func merge(_ first: Version.ID, with second: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID {
+        switch fault {
+        case .mergesWithTheOtherArbiter:
+            return try base.merge(first, with: second, rule: rule == .mostRecentBranch ? .mostRecentChange : .mostRecentBranch)
+        case .mergeWritesOnFastForward where first != second:
+            let isAncestor = try base.store.queryHistory { try $0.isAncestor(first, of: second) || $0.isAncestor(second, of: first) }
+            guard isAncestor else { fallthrough }
+            let version = try base.store.makeVersion(basedOn: .init(idOfFirst: first, idOfSecond: second), storing: [])
+            return version.id
+        default:
+            return try base.merge(first, with: second, rule: rule)
+        }
+    }
+
+    func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID? {
+        fault == .mergeHeadsDoesNothing ? nil : try base.mergeHeads(into: version, rule: rule)
+    }
+
+    func valueChanges(madeIn version: Version.ID) throws -> [Value.Change] {
+        let changes = try base.valueChanges(madeIn: version)
+        return fault == .valueChangesDropTheLast ? Array(changes.dropLast()) : changes
+    }
+
+    func valueChanges(between first: Version.ID, and second: Version.ID) throws -> [Value.Change] {
+        let changes = try base.valueChanges(between: first, and: second)
+        guard fault == .diffsOmitRemovals else { return changes }
+        return changes.filter { if case .remove = $0 { return false } else { return true } }
+    }
+
+    func receive(from sender: FaultyReplica, upTo version: Version.ID?) throws {
+        try base.receive(from: sender.base, upTo: version)
+    }
+
+    func reopened() throws -> FaultyReplica {
+        guard fault == .reopeningLosesVersions else { return FaultyReplica(try base.reopened(), fault: fault) }
+        let copy = try base.makeEmptyReplica()
+        for version in try base.versionsInTopologicalOrder().dropFirst().reversed() {
+            try copy.add(version, changes: try base.valueChanges(madeIn: version.id))
+        }
+        return FaultyReplica(copy, fault: fault)
+    }
+
+    func makeEmptyReplica() throws -> FaultyReplica {
+        FaultyReplica(try base.makeEmptyReplica(), fault: fault)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import LLVSStoreTesting
+import LLVSTesting
+import Testing
+
+/// The harness can fail: for each property, a replica with a fault aimed at it is caught
+/// within the first 300 random histories (the property tests show the fault-free store
+/// passes).
+@Suite struct HarnessSensitivityTests {
+    static func firstCaught(_ fault: FaultyReplica.Fault, property: ConvergenceProperty) -> (seed: UInt64, PropertyViolation)? {
+        for seed in UInt64(0)..<300 {
+            var generator = SplitMix64(seed: seed)
+            let history = FuzzHistory.random(using: &generator)
+            let violation = ConvergenceSimulation.firstFailure(of: history, properties: [property]) {
+                FaultyReplica(try StoreReplica(backend: .memory), fault: fault)
+            }
+            if let violation { return (seed, violation) }
+        }
+        return nil
+    }
+
+    @Test(arguments: FaultyReplica.Fault.allCases)
+    func eachPropertyCatchesTheFaultAimedAtIt(fault: FaultyReplica.Fault) {
+        let caught = Self.firstCaught(fault, property: fault.property)
+        #expect(caught != nil, "\(fault) went unnoticed by \(fault.property)")
+        if let (seed, violation) = caught {
+            #expect(violation.property == fault.property)
+            print("\(fault): caught by history seed \(seed): \(violation)")
+        }
+    }
+}

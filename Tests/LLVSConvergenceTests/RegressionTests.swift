@@ -1,0 +1,24 @@
+import Foundation
+import LLVSStoreTesting
+import LLVSTesting
+import Testing
+
+/// Every failing history the harness has found, as `llvs-fuzz` wrote it: each must now
+/// satisfy all seven properties on every backend.
+@Suite struct RegressionTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Regressions")
+
+    static var files: [URL] {
+        ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? [])
+            .filter { $0.pathExtension == "json" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    @Test(arguments: files)
+    func historyFoundByTheFuzzerPasses(file: URL) throws {
+        let failure = try FuzzFailure(contentsOf: file)
+        for backend in StoreReplica.Backend.allCases {
+            let violations = try ConvergenceSimulation.check(failure.history) { try StoreReplica(backend: backend) }
+            #expect(violations.isEmpty, "\(file.lastPathComponent) on \(backend): \(violations)")
+        }
+    }
+}
