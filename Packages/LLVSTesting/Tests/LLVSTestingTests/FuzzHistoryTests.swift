@@ -1,0 +1,90 @@
+import Foundation
+import LLVSCore
+import LLVSTesting
+import LLVSTestingGenerators
+import PropertyBased
+import Testing
+
+/// The harness's own building blocks: histories as data, the seeded generator, and the
+/// shrinker `llvs-fuzz` relies on.
+@Suite struct FuzzHistoryTests {
+    @Test func historiesSurviveTheirJSONForm() async {
+        await propertyCheck(count: 1_000, input: FuzzGen.histories()) { history in
+            let decoded = try FuzzHistory(json: Data(history.jsonString.utf8))
+            #expect(decoded == history)
+        }
+    }
+
+    @Test func failureRecordsRoundTripThroughFiles() throws {
+        var generator = SplitMix64(seed: 7)
+        let failure = FuzzFailure(caseSeed: 7, backend: "file", property: .convergence, message: "m",
+                                  history: .random(using: &generator))
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("f.json")
+        try failure.jsonData().write(to: file)
+        #expect(try FuzzFailure(contentsOf: file) == failure)
+    }
+
+    @Test func malformedHistoriesAreRejectedWithADecodingError() {
+        #expect(throws: DecodingError.self) { try FuzzHistory(json: Data(#"{"replicaCount": 2}"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try FuzzHistory(json: Data(#"{"replicaCount": 1, "finalRule": "newest", "operations": []}"#.utf8))
+        }
+    }
+
+    @Test func aSeedGivesTheSameHistoryEveryTime() {
+        var first = SplitMix64(seed: 42), second = SplitMix64(seed: 42), other = SplitMix64(seed: 43)
+        let history = FuzzHistory.random(using: &first)
+        #expect(history == FuzzHistory.random(using: &second))
+        #expect(history != FuzzHistory.random(using: &other))
+    }
+
+    @Test func theGeneratorMatchesThePublishedSplitMix64Sequence() {
+        // The first outputs for seed 0 (Steele, Lea and Flood; also Java's SplittableRandom).
+        var generator = SplitMix64(seed: 0)
+        #expect(generator.next() == 0xE220_A839_7B1D_CDAF)
+        #expect(generator.next() == 0x6E78_9E6A_A1B9_65F4)
+    }
+
+    @Test func everyOperationKindIsDrawn() {
+        var generator = SplitMix64(seed: 1)
+        var kinds: Set<String> = []
+        for _ in 0..<50 {
+            for operation in FuzzHistory.random(using: &generator).operations {
+                kinds.insert(String(String(describing: operation).split(separator: " ")[1]))
+            }
+        }
+        #expect(kinds.isSuperset(of: ["write", "hand-made", "merge", "receives"]), "\(kinds)")
+    }
+
+    /// A failure that needs a removal of k3 followed later by an exchange: the shrinker
+    /// must find a two-operation history that still fails.
+    @Test func theShrinkerFindsAMinimalFailingHistory() {
+        func fails(_ history: FuzzHistory) -> Bool {
+            guard let removal = history.operations.firstIndex(where: {
+                if case let .write(_, _, _, edits) = $0 { return edits.contains { $0.key == 3 && $0.action == 0 } }
+                return false
+            }) else { return false }
+            return history.operations[removal...].contains { if case .exchange = $0 { return true } else { return false } }
+        }
+        var generator = SplitMix64(seed: 2026)
+        var failing = 0
+        for _ in 0..<300 {
+            let history = FuzzHistory.random(operationCount: 5...40, using: &generator)
+            guard fails(history) else { continue }
+            failing += 1
+            var shrinker = HistoryShrinker(fails: fails)
+            let minimal = shrinker.shrink(history)
+            #expect(fails(minimal))
+            #expect(minimal.operations.count == 2, "\(minimal)")
+            #expect(minimal.replicaCount == 1)
+        }
+        #expect(failing >= 20, "only \(failing) of 300 histories exercised the shrinker")
+    }
+
+    @Test func propertiesAreFoundByNumberOrName() {
+        #expect(ConvergenceProperty(name: "2") == .convergence)
+        #expect(ConvergenceProperty(name: "6-diffs-consistent") == .diffsConsistent)
+        #expect(ConvergenceProperty(name: "8") == nil)
+    }
+}
