@@ -63,6 +63,14 @@ public final class StoreReplica: FuzzReplica {
     }
 
     public func values(at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue] {
+        try Self.values(of: store, at: version)
+    }
+
+    /// Every value of `store` at `version`, with the version that stored its data.
+    ///
+    /// - Throws: ``StoreReplicaError/missingData(_:)`` when a listed reference has no data,
+    ///   or the store's errors.
+    public static func values(of store: Store, at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue] {
         var result: [Value.ID: ReferenceModel.StoredValue] = [:]
         for reference in try store.valueReferences(at: version) {
             guard let value = try store.value(storedAt: reference) else {

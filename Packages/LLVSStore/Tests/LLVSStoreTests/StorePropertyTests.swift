@@ -1,4 +1,5 @@
 import Foundation
+import LLVSStoreTesting
 import LLVSTesting
 import PropertyBased
 import Testing
@@ -81,12 +82,7 @@ import Testing
     }
 
     static func values(of store: Store, at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue] {
-        var result: [Value.ID: ReferenceModel.StoredValue] = [:]
-        for reference in try store.valueReferences(at: version) {
-            let value = try #require(try store.value(storedAt: reference))
-            result[reference.valueId] = .init(data: value.data, storedBy: reference.storedVersionId)
-        }
-        return result
+        try StoreReplica.values(of: store, at: version)
     }
 
     @Test func mergesMatchTheReferenceModel() async {

@@ -30,6 +30,9 @@ import Testing
         #expect(throws: DecodingError.self) {
             try FuzzHistory(json: Data(#"{"replicaCount": 1, "finalRule": "newest", "operations": []}"#.utf8))
         }
+        #expect(throws: DecodingError.self) {
+            try FuzzHistory(json: Data(#"{"replicaCount": 0, "finalRule": "mostRecentChange", "operations": []}"#.utf8))
+        }
     }
 
     @Test func aSeedGivesTheSameHistoryEveryTime() {

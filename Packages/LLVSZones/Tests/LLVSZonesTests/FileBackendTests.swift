@@ -17,6 +17,19 @@ import Testing
         return (enumerator?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "pack" }
     }
 
+    /// Shard directories are made when their first pack arrives, not all 256 at once.
+    @Test func onlyShardsThatHoldPacksAreCreated() throws {
+        let directory = try TemporaryDirectory()
+        let zone = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
+        try zone.store(Data("one".utf8), for: Self.reference("k", "V1"))
+        try zone.store(Data("two".utf8), for: Self.reference("k", "V2"))
+        let zoneDirectory = try #require(Self.packFiles(under: directory.url).first).deletingLastPathComponent().deletingLastPathComponent()
+        let shards = try FileManager.default.contentsOfDirectory(atPath: zoneDirectory.path)
+        #expect(shards.count == Set([FileNaming.shardName(for: .init("V1")), FileNaming.shardName(for: .init("V2"))]).count, "\(shards)")
+        #expect(try zone.data(for: Self.reference("k", "V2")) == Data("two".utf8))
+        #expect(try zone.data(for: Self.reference("k", "V3")) == nil)
+    }
+
     @Test func corruptPackIsReportedWithItsPath() throws {
         let directory = try TemporaryDirectory()
         try FileStorage().makeZones(rootDirectoryURL: directory.url).values

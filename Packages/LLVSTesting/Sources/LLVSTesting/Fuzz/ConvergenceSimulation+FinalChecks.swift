@@ -129,6 +129,6 @@ extension ConvergenceSimulation {
         guard count > 9 else {
             return versions.indices.flatMap { i in versions.indices.map { (versions[i], versions[$0]) } }
         }
-        return (0..<40).map { i in (versions[(i * 7 + 3) % count], versions[(i * 13 + 5 + i / count) % count]) }
+        return (0..<40).map { i in (versions[(i * 7 + 3) % count], versions[(i * 13 + 5) % count]) }
     }
 }

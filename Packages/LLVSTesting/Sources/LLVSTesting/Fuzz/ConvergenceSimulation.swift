@@ -136,7 +136,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         }
         expect(.mergesMatchModel, added.count <= 1 && held[r].count <= countBefore + 1,
                "merging \(first) with \(second) wrote \(added.count) versions")
-        try checkMerge(result, of: first, and: second, rule: rule, on: r)
+        try checkMerge(result, of: first, and: second, rule: rule, on: r, timestamp: added.first { $0.id == result }?.timestamp)
     }
 
     /// Merges heads, checking every merge version it writes against the model.
@@ -148,7 +148,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
                 record(.mergesMatchModel, "merging heads wrote \(version.id) with \(predecessors.count) predecessor(s)")
                 continue
             }
-            try checkMerge(version.id, of: predecessors[0], and: predecessors[1], rule: rule, on: r)
+            try checkMerge(version.id, of: predecessors[0], and: predecessors[1], rule: rule, on: r, timestamp: version.timestamp)
         }
         let heads = try replicas[r].headIdentifiers()
         expect(.convergence, heads.count == 1, "after merging heads into \(target), replica \(r) has heads \(heads.sorted())")
@@ -172,17 +172,18 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     }
 
     /// Checks that the merge `result` of `first` and `second` has the model's values and
-    /// records it in the model.
+    /// records it in the model; `timestamp` is the merge version's, when this step wrote it.
     mutating func checkMerge(_ result: Version.ID, of first: Version.ID, and second: Version.ID,
-                             rule: ReferenceModel.ArbiterRule, on r: Int) throws {
+                             rule: ReferenceModel.ArbiterRule, on r: Int, timestamp: Double?) throws {
         guard properties.contains(.mergesMatchModel) || model.versions[result] == nil else { return }
         let expected = model.mergedValues(first: first, second: second, rule: rule)
         if let known = model.versions[result] {
             expect(.mergesMatchModel, known.values == expected,
                    "merge \(result) of \(first) and \(second) (\(rule)) reuses the identifier of a merge with other values")
-        } else {
-            let timestamp = try replicas[r].versionsInTopologicalOrder().first { $0.id == result }?.timestamp ?? 0
+        } else if let timestamp {
             model.addMerge(id: result, first: first, second: second, timestamp: timestamp, values: expected)
+        } else {
+            record(.mergesMatchModel, "merge \(result) of \(first) and \(second) is neither new nor a version made before")
         }
         if properties.contains(.mergesMatchModel) {
             let actual = try replicas[r].values(at: result)
@@ -193,11 +194,11 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
 
     // MARK: Bookkeeping
 
-    func replicaIndex(_ number: Int) -> Int { abs(number) % history.replicaCount }
+    func replicaIndex(_ number: Int) -> Int { Int(number.magnitude % UInt(history.replicaCount)) }
 
     /// The version `number` picks among those replica `r` holds, or nil if it holds none.
     func pick(_ r: Int, _ number: Int) -> Version.ID? {
-        held[r].isEmpty ? nil : held[r][abs(number) % held[r].count]
+        held[r].isEmpty ? nil : held[r][Int(number.magnitude % UInt(held[r].count))]
     }
 
     /// Records the versions replica `r` gained since the last call; returns them oldest

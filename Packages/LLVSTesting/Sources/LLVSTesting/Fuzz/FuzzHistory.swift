@@ -54,6 +54,24 @@ public struct FuzzHistory: Codable, Hashable, Sendable {
     public init(json: Data) throws {
         self = try JSONDecoder().decode(FuzzHistory.self, from: json)
     }
+
+    enum CodingKeys: String, CodingKey {
+        case replicaCount, finalRule, operations
+    }
+
+    /// Decodes a history, rejecting a replica count below 1.
+    ///
+    /// - Throws: `DecodingError` naming what is missing or malformed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let replicaCount = try container.decode(Int.self, forKey: .replicaCount)
+        guard replicaCount >= 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .replicaCount, in: container,
+                                                   debugDescription: "replicaCount must be at least 1, not \(replicaCount)")
+        }
+        self.init(replicaCount: replicaCount, finalRule: try container.decode(ReferenceModel.ArbiterRule.self, forKey: .finalRule),
+                  operations: try container.decode([FuzzOperation].self, forKey: .operations))
+    }
 }
 
 /// One step of a ``FuzzHistory``.
