@@ -67,6 +67,38 @@ import Testing
         }
     }
 
+    @Test func reachableVersionsAreTheSetDifferenceInTopologicalOrder() async {
+        let input = zip(RandomDAG.generator, Gen.int(in: 0...1_000).array(of: 1...4), Gen.int(in: 0...1_000).array(of: 0...4))
+        await propertyCheck(count: Self.cases, input: input) { dag, includedSeeds, excludedSeeds in
+            let history = try dag.sequentialHistory()
+            let oracle = AncestryOracle(dag)
+            let included = includedSeeds.map { $0 % dag.count }, excluded = excludedSeeds.map { $0 % dag.count }
+            let found = try history.versions(reachableFrom: included.map { dag.ids[$0] }, excludingAncestorsOf: excluded.map { dag.ids[$0] })
+            let reachable = included.reduce(UInt64(0)) { $0 | oracle.inclusiveAncestors[$1] }
+            let unwanted = excluded.reduce(UInt64(0)) { $0 | oracle.inclusiveAncestors[$1] }
+            let expected = Set((0..<dag.count).filter { reachable & ~unwanted & (1 << UInt64($0)) != 0 }.map { dag.ids[$0] })
+            #expect(Set(found) == expected, "reachable from \(included) excluding \(excluded)")
+            #expect(found.count == expected.count, "no version listed twice")
+            let position = Dictionary(uniqueKeysWithValues: found.enumerated().map { ($1, $0) })
+            for (index, id) in found.enumerated() {
+                for predecessor in history.version(identifiedBy: id)?.predecessorIds ?? [] {
+                    if let other = position[predecessor] { #expect(other < index, "\(predecessor) listed after its successor \(id)") }
+                }
+            }
+        }
+    }
+
+    @Test func maximalVersionsAreTheMembersWithoutDescendantsAmongThem() async {
+        let input = zip(RandomDAG.generator, Gen.int(in: 0...1_000).array(of: 0...8))
+        await propertyCheck(count: Self.cases, input: input) { dag, seeds in
+            let history = try dag.sequentialHistory()
+            let oracle = AncestryOracle(dag)
+            let members = Set(seeds.map { $0 % dag.count })
+            let expected = members.filter { a in !members.contains { b in oracle.isProperAncestor(a, of: b) } }.map { dag.ids[$0] }.sorted()
+            #expect(try history.maximalVersions(of: members.map { dag.ids[$0] }) == expected, "maximal among \(members.sorted())")
+        }
+    }
+
     @Test func ancestryMatchesTheOracle() async {
         await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
             let history = try dag.sequentialHistory()

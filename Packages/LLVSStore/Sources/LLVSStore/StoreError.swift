@@ -25,6 +25,8 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
     case corruptVersionRecord(reason: String)
     /// The arbiter reads through a context type the store cannot provide.
     case unsupportedArbiterContext(String)
+    /// The storage backend (named) cannot write or restore snapshots.
+    case snapshotsUnsupported(storage: String)
     /// The storage backend failed.
     case storage(ZoneError)
     /// The map index failed.
@@ -53,6 +55,8 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
             return "A version record is corrupt: \(reason)"
         case .unsupportedArbiterContext(let type):
             return "The merge arbiter reads from \(type); the store provides Store and AnyMergeContext."
+        case .snapshotsUnsupported(let storage):
+            return "The storage \(storage) cannot write or restore snapshots (it is not SnapshotCapable)."
         case .storage(let error):
             return "Storage failed: \(error)"
         case .map(let error):

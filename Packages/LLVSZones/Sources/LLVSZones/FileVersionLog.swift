@@ -46,17 +46,11 @@ public final class FileVersionLog: VersionLog {
     ///   created or written.
     public func append(_ records: [Data]) throws {
         guard !records.isEmpty else { return }
-        var writer = ByteWriter(capacity: records.reduce(0) { $0 + $1.count + 12 })
-        for record in records {
-            let length = UInt32(clamping: record.count)
-            withUnsafeBytes(of: length.littleEndian) { writer.append(contentsOf: $0) }
-            writer.append(contentsOf: record)
-            writer.append(contentsOf: SHA256.hash(data: record).prefix(Self.checksumCount))
-        }
+        let bytes = Self.encodeRecords(records)
         try segment.withLock { segment in
             if segment == nil { segment = try createSegment() }
             guard let current = segment else { return }
-            try POSIXFile.writeAll(writer.data, to: current.descriptor, path: current.path)
+            try POSIXFile.writeAll(bytes, to: current.descriptor, path: current.path)
             try POSIXFile.syncDescriptor(current.descriptor, path: current.path)
         }
     }
@@ -87,6 +81,54 @@ public final class FileVersionLog: VersionLog {
         return (records, next)
     }
 
+    /// The bytes of `records` as they follow a segment's magic.
+    static func encodeRecords(_ records: [Data]) -> Data {
+        var writer = ByteWriter(capacity: records.reduce(0) { $0 + $1.count + 12 })
+        for record in records {
+            let length = UInt32(clamping: record.count)
+            withUnsafeBytes(of: length.littleEndian) { writer.append(contentsOf: $0) }
+            writer.append(contentsOf: record)
+            writer.append(contentsOf: SHA256.hash(data: record).prefix(Self.checksumCount))
+        }
+        return writer.data
+    }
+
+    /// The records of a whole segment that must be complete (as in a snapshot archive).
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming `path` for a bad magic, a bad
+    ///   checksum or a truncated record.
+    static func parseCompleteSegment(_ bytes: Data, path: String) throws -> [Data] {
+        guard bytes.count >= magic.count, Array(bytes.prefix(magic.count)) == magic else {
+            throw ZoneError.corrupt(path: path, reason: "not a version log segment (bad magic)")
+        }
+        let (records, end) = try parseRecords(bytes.dropFirst(magic.count), path: path, base: magic.count)
+        guard end == bytes.count - magic.count else {
+            throw ZoneError.corrupt(path: path, reason: "segment ends inside a record at offset \(magic.count + end)")
+        }
+        return records
+    }
+
+    /// Parses complete records from `bytes` (which start at offset `base` of the segment);
+    /// returns them and the offset in `bytes` after the last complete record.
+    private static func parseRecords(_ bytes: Data, path: String, base: Int) throws -> (records: [Data], end: Int) {
+        var offset = 0
+        var records: [Data] = []
+        let start = bytes.startIndex
+        while bytes.count - offset >= 4 {
+            let length = bytes[(start + offset)..<(start + offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            let recordEnd = offset + 4 + length + checksumCount
+            guard recordEnd <= bytes.count else { break } // torn (or still being written) final record
+            let payload = bytes[(start + offset + 4)..<(start + offset + 4 + length)]
+            guard Array(SHA256.hash(data: payload).prefix(checksumCount)) == Array(bytes[(start + offset + 4 + length)..<(start + recordEnd)]) else {
+                if recordEnd == bytes.count { break } // torn final record
+                throw ZoneError.corrupt(path: path, reason: "record at offset \(base + offset) fails its checksum")
+            }
+            records.append(Data(payload))
+            offset = recordEnd
+        }
+        return (records, offset)
+    }
+
     /// Parses the complete records of a segment from byte `start`; returns them and the
     /// offset after the last complete record.
     static func readRecords(path: String, from start: Int) throws -> (records: [Data], end: Int) {
@@ -99,20 +141,8 @@ public final class FileVersionLog: VersionLog {
             }
             offset = magic.count
         }
-        var records: [Data] = []
-        while bytes.count - offset >= 4 {
-            let length = bytes[offset..<(offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            let recordEnd = offset + 4 + length + checksumCount
-            guard recordEnd <= bytes.count else { break } // torn (or still being written) final record
-            let payload = bytes[(offset + 4)..<(offset + 4 + length)]
-            guard Array(SHA256.hash(data: payload).prefix(checksumCount)) == Array(bytes[(offset + 4 + length)..<recordEnd]) else {
-                if recordEnd == bytes.count { break } // torn final record
-                throw ZoneError.corrupt(path: path, reason: "record at offset \(start + offset) fails its checksum")
-            }
-            records.append(Data(payload))
-            offset = recordEnd
-        }
-        return (records, start + offset)
+        let (records, end) = try parseRecords(bytes.dropFirst(offset), path: path, base: start + offset)
+        return (records, start + offset + end)
     }
 
     private static func readFile(path: String, from start: Int) throws -> Data {

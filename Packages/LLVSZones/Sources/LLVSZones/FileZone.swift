@@ -40,8 +40,11 @@ public final class FileZone: Zone {
             let shard = try shardDirectory(for: version, creating: true)
             let name = FileNaming.directoryName(for: version)
             let bytes = PackFile.encode(version: version, items: missing)
-            let fileName = try POSIXFile.writeAtomicallyWithoutReplacing(
+            guard let fileName = try POSIXFile.writeAtomicallyWithoutReplacing(
                 bytes, in: shard, candidates: ["\(name).pack", "\(name)~\(POSIXFile.uniqueName()).pack"])
+            else {
+                throw ZoneError.io(operation: "link into place", path: shard.path, reason: "every candidate pack name is taken")
+            }
             let pack = try PackFile(decoding: bytes, path: shard.appendingPathComponent(fileName).path)
             cache.withLock { $0.add(pack, named: fileName, to: version) }
         }

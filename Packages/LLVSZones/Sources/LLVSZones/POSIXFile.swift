@@ -26,28 +26,35 @@ enum POSIXFile {
 
     /// Writes `data` atomically and durably under the first of `candidates` that does not
     /// exist yet, never replacing an existing file (a hard link of a fsynced temporary file
-    /// fails when the name is taken). Returns the name used.
-    static func writeAtomicallyWithoutReplacing(_ data: Data, in directory: URL, candidates: [String]) throws -> String {
+    /// fails when the name is taken). Returns the name used, or nil when every name is taken.
+    static func writeAtomicallyWithoutReplacing(_ data: Data, in directory: URL, candidates: [String]) throws -> String? {
         let temporary = try writeTemporaryFile(data, in: directory)
         defer { _ = unlink(temporary.path) }
+        return try linkWithoutReplacing(temporary, in: directory, candidates: candidates)
+    }
+
+    /// Hard-links the durable file `file` into `directory` under the first of `candidates`
+    /// that is free, fsyncing the directory. Returns the name used, or nil when every name
+    /// is taken. `file` must be on the same file system and already fsynced.
+    static func linkWithoutReplacing(_ file: URL, in directory: URL, candidates: [String], syncingDirectory: Bool = true) throws -> String? {
         for name in candidates {
             let target = directory.appendingPathComponent(name)
-            if link(temporary.path, target.path) == 0 {
-                try syncDirectory(directory)
+            if link(file.path, target.path) == 0 {
+                if syncingDirectory { try syncDirectory(directory) }
                 return name
             }
             guard errno == EEXIST else { throw ioError("link into place", target.path) }
         }
-        throw ZoneError.io(operation: "link into place", path: directory.path, reason: "every candidate name is taken")
+        return nil
     }
 
     /// Writes and fsyncs a uniquely named temporary file in `directory`.
-    private static func writeTemporaryFile(_ data: Data, in directory: URL) throws -> URL {
+    static func writeTemporaryFile(_ data: Data, in directory: URL, syncing: Bool = true) throws -> URL {
         let temporary = directory.appendingPathComponent(".tmp-\(uniqueName())")
         let descriptor = try openFile(temporary.path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create")
         do {
             try writeAll(data, to: descriptor, path: temporary.path)
-            try syncDescriptor(descriptor, path: temporary.path)
+            if syncing { try syncDescriptor(descriptor, path: temporary.path) }
             try closeFile(descriptor, path: temporary.path)
         } catch {
             _ = close(descriptor)
@@ -84,6 +91,12 @@ enum POSIXFile {
         let descriptor = try openFile(url.path, flags: O_RDONLY | O_DIRECTORY, operation: "open directory")
         defer { _ = close(descriptor) }
         try syncDescriptor(descriptor, path: url.path)
+    }
+
+    /// Flushes every written file and directory to stable storage with one `sync` (on Linux
+    /// it returns once the data is written) instead of an fsync per file, for bulk writes.
+    static func syncAllFileSystems() {
+        sync()
     }
 
     /// Opens a file with close-on-exec, returning its descriptor.

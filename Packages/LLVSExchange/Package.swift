@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+// LLVSExchange: moving versions between stores. The `Exchange` protocol and its sync
+// algorithm (cursors, byte-bounded batches, predecessor-first addition, resumable),
+// `FileSystemExchange` (a shared directory), `MemoryExchange` (in-process), and snapshots
+// (`SnapshotExchange`, `SnapshotManifest`, `SnapshotPolicy`).
+
+import PackageDescription
+
+let package = Package(
+    name: "LLVSExchange",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "LLVSExchange", targets: ["LLVSExchange"]),
+    ],
+    dependencies: [
+        .package(path: "../LLVSCore"),
+        .package(path: "../LLVSHistory"),
+        .package(path: "../LLVSZones"),
+        .package(path: "../LLVSMerge"),
+        .package(path: "../LLVSStore"),
+        .package(path: "../LLVSTesting"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "LLVSExchange",
+            dependencies: [
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSHistory", package: "LLVSHistory"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "LLVSExchangeTests",
+            dependencies: [
+                "LLVSExchange",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSMerge", package: "LLVSMerge"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,167 @@
+import Foundation
+import LLVSCore
+import LLVSHistory
+import LLVSStore
+
+extension Exchange {
+    /// Retrieves the versions the other side has and the store lacks, and adds them.
+    ///
+    /// The listing continues from the remembered cursor. Versions are added in an order
+    /// where every predecessor comes first, whatever order the other side lists them in;
+    /// their changes are fetched in batches of at most ``maximumBatchByteCount`` bytes of
+    /// value data. The cursor is remembered only once everything listed has been added, so
+    /// an interrupted retrieve is simply completed by the next one (versions added already
+    /// are skipped).
+    ///
+    /// - Parameter progress: Called after each batch (and once before the first).
+    /// - Returns: The identifiers of the versions added, predecessors first.
+    /// - Throws: ``ExchangeError/missingPredecessors(_:)`` after adding everything else when
+    ///   some versions' predecessors are nowhere; the parts' errors; the store's errors.
+    @discardableResult
+    public func retrieve(progress: ExchangeProgressHandler? = nil) async throws -> [Version.ID] {
+        let state = ExchangeState(restorationState: restorationState)
+        try await prepareToRetrieve()
+        let page = try await retrieveVersionIdentifiers(after: state.cursor)
+
+        var missing: [Version.ID] = []
+        var seen: Set<Version.ID> = []
+        for id in page.versionIds where seen.insert(id).inserted && !store.historyIncludesVersions(identifiedBy: [id]) {
+            missing.append(id)
+        }
+        let versions = try await retrieveVersionsInBatches(missing)
+        let plan = try AdditionPlan(versions: versions, store: store)
+
+        var report = ExchangeProgress(direction: .retrieve, completedVersionCount: 0, totalVersionCount: plan.ordered.count,
+                                      completedByteCount: 0, totalByteCount: plan.ordered.reduce(0) { $0 + Self.estimatedBytes($1) })
+        progress?(report)
+        var added: [Version.ID] = []
+        for batch in Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
+            let changes = try await retrieveValueChanges(forVersionsIdentifiedBy: batch.map(\.id))
+            for version in batch {
+                guard let versionChanges = changes[version.id] else { throw ExchangeError.missingValueChanges(version.id) }
+                if try store.addVersion(version, storing: versionChanges) { added.append(version.id) }
+                report.completedVersionCount += 1
+                report.completedByteCount += Self.estimatedBytes(version)
+            }
+            progress?(report)
+        }
+
+        guard plan.blocked.isEmpty else { throw ExchangeError.missingPredecessors(plan.blocked) }
+        let listedHere = seen.filter { store.historyIncludesVersions(identifiedBy: [$0]) }
+        try rememberRemoteVersions(listedHere, restart: page.isCompleteListing, cursor: .some(page.cursor))
+        return added
+    }
+
+    /// Fetches version records in requests of at most 1,000 identifiers and checks that
+    /// every one requested came back.
+    private func retrieveVersionsInBatches(_ ids: [Version.ID]) async throws -> [Version] {
+        var versions: [Version] = []
+        versions.reserveCapacity(ids.count)
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(start + 1_000, ids.count)])
+            let fetched = try await retrieveVersions(identifiedBy: slice)
+            let byId = Dictionary(fetched.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for id in slice {
+                guard let version = byId[id] else { throw ExchangeError.missingVersion(id) }
+                versions.append(version)
+            }
+            start += slice.count
+        }
+        return versions
+    }
+
+    /// The bytes of value data a version carries, as it declares (64 KB when it does not).
+    static func estimatedBytes(_ version: Version) -> Int64 {
+        max(0, version.valueDataSize ?? 65_536)
+    }
+
+    /// Consecutive runs of `items`, each within `byteLimit` bytes unless a single item is
+    /// larger.
+    static func batches<T>(of items: [T], byteLimit: Int, bytes: (T) -> Int64) -> [[T]] {
+        var result: [[T]] = []
+        var current: [T] = []
+        var currentBytes: Int64 = 0
+        for item in items {
+            let size = bytes(item)
+            if !current.isEmpty, currentBytes + size > Int64(byteLimit) {
+                result.append(current)
+                current = []
+                currentBytes = 0
+            }
+            current.append(item)
+            currentBytes += size
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+
+    /// Records in ``restorationState`` that `ids` (all in the store) are on the other side,
+    /// and, when given, the cursor to continue from. Reads the state afresh, so progress
+    /// another task recorded meanwhile is kept.
+    func rememberRemoteVersions<S: Sequence>(_ ids: S, restart: Bool = false, cursor: ExchangeCursor?? = nil) throws
+    where S.Element == Version.ID {
+        var state = ExchangeState(restorationState: restorationState)
+        state.remoteHeads = try rememberedRemoteHeads(state.remoteHeads, adding: ids, restart: restart)
+        if let cursor { state.cursor = cursor }
+        restorationState = state.encoded
+    }
+
+    /// The heads of the versions known to be on the other side, after learning of `ids`
+    /// (all in the store). `restart` drops what was remembered (a complete listing replaces it).
+    func rememberedRemoteHeads<S: Sequence>(_ remembered: [Version.ID], adding ids: S, restart: Bool) throws -> [Version.ID]
+    where S.Element == Version.ID {
+        let known = (restart ? [] : remembered.filter { store.historyIncludesVersions(identifiedBy: [$0]) }) + Array(ids)
+        return try store.queryHistory { try $0.maximalVersions(of: Set(known)) }
+    }
+}
+
+/// The order in which retrieved versions are added: each after its predecessors, which
+/// are in the store or among the retrieved versions. Versions that cannot be placed
+/// (a predecessor is nowhere, or depends on such a version) are `blocked`.
+struct AdditionPlan {
+    var ordered: [Version] = []
+    var blocked: [Version.ID: [Version.ID]] = [:]
+
+    init(versions: [Version], store: Store) throws {
+        let byId = Dictionary(versions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var waitingCount: [Version.ID: Int] = [:]
+        var dependents: [Version.ID: [Version.ID]] = [:]
+        var ready: [Version.ID] = []
+        for version in byId.values.sorted(by: { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }) {
+            var waiting = 0
+            for predecessor in version.predecessorIds where !store.historyIncludesVersions(identifiedBy: [predecessor]) {
+                if byId[predecessor] != nil {
+                    waiting += 1
+                    dependents[predecessor, default: []].append(version.id)
+                } else {
+                    blocked[version.id, default: []].append(predecessor)
+                }
+            }
+            if blocked[version.id] != nil { continue }
+            if waiting == 0 { ready.append(version.id) } else { waitingCount[version.id] = waiting }
+        }
+        // Kahn's algorithm over the retrieved versions.
+        var index = 0
+        while index < ready.count {
+            let id = ready[index]
+            index += 1
+            if let version = byId[id] { ordered.append(version) }
+            for dependent in dependents[id] ?? [] {
+                guard let count = waitingCount[dependent] else { continue }
+                if count == 1 {
+                    waitingCount[dependent] = nil
+                    ready.append(dependent)
+                } else {
+                    waitingCount[dependent] = count - 1
+                }
+            }
+        }
+        // Whatever still waits depends on a blocked version (or on a cycle, which the
+        // history would reject anyway).
+        for id in waitingCount.keys {
+            let unplaced = byId[id]?.predecessorIds.filter { waitingCount[$0] != nil || blocked[$0] != nil } ?? []
+            blocked[id] = unplaced
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import LLVSCore
+import LLVSHistory
+import LLVSStore
+
+extension Exchange {
+    /// Sends the versions the other side lacks: the ancestry of `heads` (every head of the
+    /// store when nil) minus what the other side is known to hold. The other side's list is
+    /// first read from the remembered cursor, so versions others put there meanwhile are
+    /// not sent again. Versions go in topological order, in batches of at most
+    /// ``maximumBatchByteCount`` bytes of value data; an interrupted send leaves the other
+    /// side valid and the next send completes it.
+    ///
+    /// - Parameters:
+    ///   - heads: Send only these versions and their ancestors (say, one branch).
+    ///   - progress: Called after each batch (and once before the first).
+    /// - Returns: The identifiers of the versions sent, predecessors first.
+    /// - Throws: The parts' errors, or the store's errors (for example an unknown head).
+    @discardableResult
+    public func send(upTo heads: [Version.ID]? = nil, progress: ExchangeProgressHandler? = nil) async throws -> [Version.ID] {
+        let state = ExchangeState(restorationState: restorationState)
+        try await prepareToSend()
+        let page = try await retrieveVersionIdentifiers(after: state.cursor)
+        let listedLocal = Set(page.versionIds).filter { store.historyIncludesVersions(identifiedBy: [$0]) }
+        let remoteHeads = try rememberedRemoteHeads(state.remoteHeads, adding: listedLocal, restart: page.isCompleteListing)
+
+        let toSend: [Version] = try store.queryHistory { history in
+            let included = heads ?? Array(history.headIdentifiers)
+            return try history.versions(reachableFrom: included, excludingAncestorsOf: remoteHeads).compactMap(history.version(identifiedBy:))
+        }
+        var report = ExchangeProgress(direction: .send, completedVersionCount: 0, totalVersionCount: toSend.count,
+                                      completedByteCount: 0, totalByteCount: toSend.reduce(0) { $0 + Self.estimatedBytes($1) })
+        progress?(report)
+        var sent: [Version.ID] = []
+        for batch in Self.batches(of: toSend, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
+            var versionChanges: [VersionChanges] = []
+            versionChanges.reserveCapacity(batch.count)
+            for version in batch {
+                var shipped = version
+                shipped.successors = .init()
+                versionChanges.append((shipped, try store.valueChanges(madeInVersionIdentifiedBy: version.id)))
+            }
+            try await send(versionChanges: versionChanges)
+            sent += batch.map(\.id)
+            report.completedVersionCount += batch.count
+            report.completedByteCount += batch.reduce(0) { $0 + Self.estimatedBytes($1) }
+            progress?(report)
+            // Remember progress batch by batch, so an interrupted send resumes where it was.
+            try rememberRemoteVersions(remoteHeads + sent)
+        }
+        try rememberRemoteVersions(remoteHeads)
+        return sent
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import LLVSCore
+import LLVSStore
+
+/// A version with the changes it made, as an exchange ships it: the receiver adds it with
+/// `Store.addVersion(_:storing:)`.
+public typealias VersionChanges = (version: Version, valueChanges: [Value.Change])
+
+/// Moves versions between a store and somewhere else — a shared directory, a server, a
+/// peer: the equivalent of `git push` and `git pull`.
+///
+/// A conforming type implements the *parts* below, each a single round trip to the other
+/// side; the shared sync algorithm (``retrieve(progress:)`` and ``send(upTo:progress:)``,
+/// in `Exchange+Retrieving.swift` and `Exchange+Sending.swift`) composes them:
+/// it finds what each side lacks — from a cursor and the remembered heads of the other
+/// side when the exchange supports cursors, so it need not list every version each time —,
+/// moves versions in batches bounded by bytes, adds a version only after its
+/// predecessors whatever order they arrive in, and leaves both sides valid when
+/// interrupted, so the next exchange completes the transfer.
+///
+/// Every part has an `async throws` form (the requirement) and a completion-handler form
+/// (`Exchange+CompletionHandlers.swift`).
+public protocol Exchange: AnyObject, Sendable {
+    /// The local store versions are retrieved into and sent from.
+    var store: Store { get }
+
+    /// What the exchange remembers between runs (a cursor into the other side and the heads
+    /// known to be there), so the next exchange only looks at what is new. Nil for a fresh
+    /// exchange. Persist it (the `StoreCoordinator` does) to keep incremental syncs cheap
+    /// across launches; a lost or foreign state only costs a full listing.
+    var restorationState: Data? { get set }
+
+    /// The most bytes of value data one batch of ``retrieveValueChanges(forVersionsIdentifiedBy:)``
+    /// or ``send(versionChanges:)`` should carry (at least one version goes in a batch).
+    var maximumBatchByteCount: Int { get }
+
+    /// A new stream that yields whenever the other side has versions this store lacks (or
+    /// may have: a yield is a hint to call ``retrieve(progress:)``). It ends when the
+    /// exchange is released or the consumer stops iterating.
+    var newVersionsAvailable: AsyncStream<Void> { get }
+
+    /// Sets the other side up for retrieving (connects, creates a directory, ...).
+    ///
+    /// - Throws: An ``ExchangeError`` or the transport's error.
+    func prepareToRetrieve() async throws
+
+    /// The identifiers of every version on the other side.
+    ///
+    /// - Throws: An ``ExchangeError`` or the transport's error.
+    func retrieveAllVersionIdentifiers() async throws -> [Version.ID]
+
+    /// The identifiers of the versions added to the other side after `cursor` (every
+    /// version for a nil cursor), and the cursor to continue from. The default lists every
+    /// version each time; an exchange that can do better overrides it.
+    ///
+    /// - Throws: An ``ExchangeError`` or the transport's error.
+    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage
+
+    /// The versions with these identifiers (in any order).
+    ///
+    /// - Throws: ``ExchangeError/missingVersion(_:)`` or a malformed-data error naming what
+    ///   was wrong, or the transport's error.
+    func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version]
+
+    /// The changes each of these versions made.
+    ///
+    /// - Throws: ``ExchangeError/missingValueChanges(_:)`` or a malformed-data error, or
+    ///   the transport's error.
+    func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]]
+
+    /// Sets the other side up for sending.
+    ///
+    /// - Throws: An ``ExchangeError`` or the transport's error.
+    func prepareToSend() async throws
+
+    /// Stores versions with their changes on the other side. Each version's predecessors
+    /// are on the other side already or earlier in `versionChanges`. A version becomes
+    /// visible there only once it and its changes are completely stored.
+    ///
+    /// - Throws: An ``ExchangeError`` or the transport's error.
+    func send(versionChanges: [VersionChanges]) async throws
+}
+
+extension Exchange {
+    /// 5 MB per batch.
+    public var maximumBatchByteCount: Int { 5_000_000 }
+
+    /// Lists every version (the fallback for exchanges without cursors).
+    ///
+    /// - Throws: What ``retrieveAllVersionIdentifiers()`` throws.
+    public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
+        VersionIdentifierPage(versionIds: try await retrieveAllVersionIdentifiers(), cursor: nil, isCompleteListing: true)
+    }
+}
+
+/// A position in the other side's list of versions, opaque to everyone but the exchange
+/// that made it.
+public struct ExchangeCursor: Hashable, Codable, Sendable {
+    /// The exchange's encoding of the position.
+    public var rawValue: Data
+
+    /// Wraps an exchange's encoding of a position.
+    public init(rawValue: Data) {
+        self.rawValue = rawValue
+    }
+}
+
+/// Version identifiers listed by ``Exchange/retrieveVersionIdentifiers(after:)``.
+public struct VersionIdentifierPage: Sendable {
+    /// The identifiers listed (possibly with repeats, in any order).
+    public var versionIds: [Version.ID]
+    /// Where to continue next time; nil when the exchange has no cursors.
+    public var cursor: ExchangeCursor?
+    /// True when `versionIds` is everything on the other side (not only what came after the
+    /// cursor), for example because the cursor was nil or no longer valid.
+    public var isCompleteListing: Bool
+
+    /// Creates a page.
+    public init(versionIds: [Version.ID], cursor: ExchangeCursor?, isCompleteListing: Bool) {
+        self.versionIds = versionIds
+        self.cursor = cursor
+        self.isCompleteListing = isCompleteListing
+    }
+}

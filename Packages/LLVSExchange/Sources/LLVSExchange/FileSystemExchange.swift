@@ -1,0 +1,286 @@
+import Foundation
+import LLVSCore
+import LLVSStore
+import LLVSZones
+
+/// An exchange through a shared directory: push and pull between stores that can all reach
+/// one directory (a network share, a synced folder, an app-group container, a USB stick).
+///
+/// Layout (SPEC.md, "File-system exchange"):
+///
+/// ```
+/// <root>/llvs-exchange.json                 {"format":"llvs-file-exchange","formatVersion":1,"identifier":"<UUID>"}
+/// <root>/versions/<shard>/<name>.json       a version record (the Version JSON form)
+/// <root>/changes/<shard>/<name>.json        the changes it made (an array of Value.Change JSON)
+/// <root>/log/<random>.log                   which versions are complete, in the order sent
+/// <root>/snapshots/...                      snapshot manifests and chunks (SnapshotExchange)
+/// ```
+///
+/// Every file appears atomically and is never replaced. A sender writes a version's two
+/// files, makes them durable, and only then appends the version's identifier to its own
+/// log segment; readers list only logged versions, so a sender killed midway leaves files
+/// nobody reads until the next send logs them. Several stores and processes may use the
+/// directory at once. The log gives cursors: each retrieve reads only what was logged
+/// since the last one. A malformed or truncated file gives an ``ExchangeError`` naming it.
+public final class FileSystemExchange: Exchange, SnapshotExchange {
+    /// The shared directory.
+    public let rootDirectoryURL: URL
+    /// The local store.
+    public let store: Store
+    /// How often ``newVersionsAvailable`` looks at the directory.
+    public let pollingInterval: Duration
+
+    private let log: FileVersionLog
+    private let state = Locked<Data?>(nil)
+    private let identifier = Locked<String?>(nil)
+
+    /// The format this version of LLVS writes and reads.
+    public static let formatVersion = 1
+    static let markerFileName = "llvs-exchange.json"
+
+    /// Creates an exchange between `store` and the directory at `rootDirectoryURL` (created
+    /// on first use).
+    ///
+    /// - Parameter pollingInterval: How often ``newVersionsAvailable`` checks the directory.
+    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1)) {
+        self.rootDirectoryURL = rootDirectoryURL.standardizedFileURL
+        self.store = store
+        self.pollingInterval = pollingInterval
+        self.log = FileVersionLog(directoryURL: self.rootDirectoryURL.appendingPathComponent("log", isDirectory: true))
+    }
+
+    /// The remembered cursor and remote heads (see ``Exchange/restorationState``).
+    public var restorationState: Data? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    // MARK: Layout
+
+    struct Marker: Codable, Equatable {
+        var format: String
+        var formatVersion: Int
+        var identifier: String
+    }
+
+    /// The directory's identifier, creating the directory and its marker on first use.
+    func directoryIdentifier() throws -> String {
+        if let known = identifier.withLock({ $0 }) { return known }
+        let url = rootDirectoryURL.appendingPathComponent(Self.markerFileName)
+        try transport("create directory", rootDirectoryURL) { try DurableFile.createDirectory(rootDirectoryURL) }
+        if !FileManager.default.fileExists(atPath: url.path) {
+            let marker = Marker(format: "llvs-file-exchange", formatVersion: Self.formatVersion, identifier: UUID().uuidString)
+            _ = try transport("write", url) { try DurableFile.create(try CanonicalJSON.encode(marker), at: url) }
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw ExchangeError.transport(operation: "read", location: url.path, reason: "cannot read the exchange marker")
+        }
+        let marker: Marker
+        do {
+            marker = try CanonicalJSON.decode(Marker.self, from: data)
+        } catch {
+            throw ExchangeError.malformedData(location: url.path, reason: "\(error)")
+        }
+        guard marker.format == "llvs-file-exchange", marker.formatVersion == Self.formatVersion else {
+            throw ExchangeError.unsupportedFormat(location: url.path, found: "\(marker.format) version \(marker.formatVersion)")
+        }
+        identifier.withLock { $0 = marker.identifier }
+        return marker.identifier
+    }
+
+    func fileURL(in folder: String, for version: Version.ID) -> URL {
+        rootDirectoryURL.appendingPathComponent(folder, isDirectory: true)
+            .appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
+            .appendingPathComponent(FileNaming.directoryName(for: version) + ".json")
+    }
+
+    // MARK: Exchange parts
+
+    /// Creates the directory and its marker if needed and checks the format.
+    ///
+    /// - Throws: ``ExchangeError/unsupportedFormat(location:found:)``,
+    ///   ``ExchangeError/transport(operation:location:reason:)``.
+    public func prepareToRetrieve() async throws {
+        _ = try directoryIdentifier()
+    }
+
+    /// Same as ``prepareToRetrieve()``.
+    ///
+    /// - Throws: See ``prepareToRetrieve()``.
+    public func prepareToSend() async throws {
+        _ = try directoryIdentifier()
+    }
+
+    /// Every logged version.
+    ///
+    /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a corrupt log segment.
+    public func retrieveAllVersionIdentifiers() async throws -> [Version.ID] {
+        try await retrieveVersionIdentifiers(after: nil).versionIds
+    }
+
+    /// The versions logged after `cursor`, read from where each log segment was left.
+    ///
+    /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a corrupt log segment.
+    public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
+        let directory = try directoryIdentifier()
+        let saved = cursor.flatMap { try? JSONDecoder().decode(LogCursor.self, from: $0.rawValue) }
+        let start = saved?.directory == directory ? saved : nil
+        let (records, next) = try readLog(after: VersionLogCursor(positions: start?.positions ?? [:]))
+        var ids: [Version.ID] = []
+        ids.reserveCapacity(records.count)
+        for record in records {
+            guard let string = String(data: record, encoding: .utf8), !string.isEmpty else {
+                throw ExchangeError.malformedData(location: log.directoryURL.path, reason: "a log record is not a version identifier")
+            }
+            ids.append(Version.ID(string))
+        }
+        let encoded = try JSONEncoder().encode(LogCursor(directory: directory, positions: next.positions))
+        return VersionIdentifierPage(versionIds: ids, cursor: ExchangeCursor(rawValue: encoded), isCompleteListing: start == nil)
+    }
+
+    /// Reads each version's record file.
+    ///
+    /// - Throws: ``ExchangeError/missingVersion(_:)`` when a file is absent,
+    ///   ``ExchangeError/malformedData(location:reason:)`` naming a malformed or truncated
+    ///   file or one holding another version.
+    public func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
+        try versionIds.map { id in
+            let url = fileURL(in: "versions", for: id)
+            guard let data = FileManager.default.contents(atPath: url.path) else { throw ExchangeError.missingVersion(id) }
+            let version: Version = try decode(Version.self, from: data, at: url)
+            guard version.id == id else {
+                throw ExchangeError.malformedData(location: url.path, reason: "holds version \(version.id), expected \(id)")
+            }
+            return version
+        }
+    }
+
+    /// Reads each version's changes file.
+    ///
+    /// - Throws: ``ExchangeError/missingValueChanges(_:)`` when a file is absent,
+    ///   ``ExchangeError/malformedData(location:reason:)`` naming a malformed or truncated file.
+    public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
+        var result: [Version.ID: [Value.Change]] = [:]
+        for id in versionIds {
+            let url = fileURL(in: "changes", for: id)
+            guard let data = FileManager.default.contents(atPath: url.path) else { throw ExchangeError.missingValueChanges(id) }
+            let file = try decode(ChangesFile.self, from: data, at: url)
+            guard file.version == id else {
+                throw ExchangeError.malformedData(location: url.path, reason: "holds the changes of version \(file.version), expected \(id)")
+            }
+            result[id] = file.valueChanges
+        }
+        return result
+    }
+
+    /// Writes each version's two files (without fsync), makes them durable with one sync,
+    /// then logs the versions in one append.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)`` when a file cannot
+    ///   be written.
+    public func send(versionChanges: [VersionChanges]) async throws {
+        guard !versionChanges.isEmpty else { return }
+        _ = try directoryIdentifier()
+        for (version, changes) in versionChanges {
+            var record = version
+            record.successors = .init()
+            try place(try CanonicalJSON.encode(ChangesFile(version: version.id, valueChanges: changes)), at: fileURL(in: "changes", for: version.id))
+            try place(try CanonicalJSON.encode(record), at: fileURL(in: "versions", for: version.id))
+        }
+        DurableFile.synchronizeAll()
+        try transport("append to", log.directoryURL) {
+            try log.append(versionChanges.map { Data($0.version.id.rawValue.utf8) })
+        }
+    }
+
+    /// A stream that checks the log every ``pollingInterval`` and yields when it lists a
+    /// version the store lacks. It ends when the consumer stops iterating or the exchange
+    /// is released.
+    public var newVersionsAvailable: AsyncStream<Void> {
+        let interval = pollingInterval
+        return AsyncStream { [weak self] continuation in
+            let task = Task { [weak self] in
+                var cursor: ExchangeCursor?
+                while !Task.isCancelled {
+                    guard let exchange = self else { break }
+                    if let page = try? await exchange.retrieveVersionIdentifiers(after: cursor) {
+                        cursor = page.cursor
+                        if !exchange.store.historyIncludesVersions(identifiedBy: page.versionIds) {
+                            continuation.yield()
+                        }
+                    }
+                    try? await Task.sleep(for: interval)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: Files
+
+    /// The content of a changes file.
+    struct ChangesFile: Codable {
+        /// The version whose changes these are (checked on reading).
+        var version: Version.ID
+        var valueChanges: [Value.Change]
+    }
+
+    /// A log cursor tied to the directory it was read from.
+    struct LogCursor: Codable, Equatable {
+        var directory: String
+        var positions: [String: Int]
+    }
+
+    /// Creates the file unless it exists with this content; replaces an existing file that
+    /// differs (a file no log record refers to yet, left truncated by a crash before sync).
+    private func place(_ data: Data, at url: URL) throws {
+        try transport("write", url) {
+            try DurableFile.createDirectory(url.deletingLastPathComponent())
+            if try !DurableFile.create(data, at: url, syncing: false),
+               FileManager.default.contents(atPath: url.path) != data {
+                try DurableFile.write(data, to: url)
+            }
+        }
+    }
+
+    private func readLog(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
+        do {
+            return try log.records(after: cursor)
+        } catch let error as ZoneError {
+            if case let .corrupt(path, reason) = error { throw ExchangeError.malformedData(location: path, reason: reason) }
+            throw ExchangeError.transport(operation: "read", location: log.directoryURL.path, reason: "\(error)")
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from data: Data, at url: URL) throws -> T {
+        do {
+            return try CanonicalJSON.decode(type, from: data)
+        } catch {
+            throw ExchangeError.malformedData(location: url.path, reason: Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription + (context.underlyingError.map { " (\($0))" } ?? "")
+        case DecodingError.keyNotFound(let key, _):
+            return "missing field \(key.stringValue)"
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            return "expected \(type) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default:
+            return "\(error)"
+        }
+    }
+
+    func transport<T>(_ operation: String, _ url: URL, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ExchangeError {
+            throw error
+        } catch {
+            throw ExchangeError.transport(operation: operation, location: url.path, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import LLVSCore
+
+/// Describes a snapshot on the other side of an exchange: a store's archive cut into
+/// chunks, each with its SHA-256, so a new replica can bootstrap from it and detect any
+/// damaged chunk before touching its store.
+///
+/// Codable form (canonical JSON, SPEC.md "Snapshot manifest"): the properties below by name;
+/// `createdAt` in seconds since 2001-01-01T00:00:00Z; checksums as lower-case hex.
+public struct SnapshotManifest: Codable, Hashable, Sendable {
+    /// The snapshot's identifier (a UUID for snapshots this library makes); restricted to
+    /// `A–Z a–z 0–9 - _` and 128 characters, because it names a directory or a key.
+    public var snapshotId: String
+    /// The storage's archive format (``LLVSZones/SnapshotCapable/snapshotFormat``).
+    public var format: String
+    /// When the snapshot was made.
+    public var createdAt: Date
+    /// The most recent head the snapshot holds (with all its ancestors).
+    public var latestVersionId: Version.ID
+    /// The number of versions in the snapshot.
+    public var versionCount: Int
+    /// The number of chunks.
+    public var chunkCount: Int
+    /// The size of the whole archive in bytes.
+    public var totalSize: Int64
+    /// The size of every chunk but the last.
+    public var chunkSize: Int
+    /// The SHA-256 of each chunk, in order.
+    public var chunkChecksums: [String]
+    /// The SHA-256 of the whole archive.
+    public var sha256: String
+
+    /// Creates a manifest.
+    public init(snapshotId: String = UUID().uuidString, format: String, createdAt: Date = Date(), latestVersionId: Version.ID,
+                versionCount: Int, chunkCount: Int, totalSize: Int64, chunkSize: Int, chunkChecksums: [String], sha256: String) {
+        self.snapshotId = snapshotId
+        self.format = format
+        self.createdAt = createdAt
+        self.latestVersionId = latestVersionId
+        self.versionCount = versionCount
+        self.chunkCount = chunkCount
+        self.totalSize = totalSize
+        self.chunkSize = chunkSize
+        self.chunkChecksums = chunkChecksums
+        self.sha256 = sha256
+    }
+
+    /// True when ``snapshotId`` is safe to use as a file or directory name.
+    public var hasPathSafeId: Bool {
+        !snapshotId.isEmpty && snapshotId.utf8.count <= 128
+            && snapshotId.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+    }
+
+    /// Checks that the manifest is self-consistent: a path-safe identifier, one checksum of
+    /// 64 hex digits per chunk, sizes that add up.
+    ///
+    /// - Throws: ``ExchangeError/invalidSnapshotManifest(location:reason:)`` naming
+    ///   `location` and the first problem.
+    public func validate(location: String) throws {
+        func invalid(_ reason: String) -> ExchangeError { .invalidSnapshotManifest(location: location, reason: reason) }
+        guard hasPathSafeId else { throw invalid("snapshot id \(snapshotId.debugDescription) is not path-safe") }
+        guard chunkCount >= 1, chunkChecksums.count == chunkCount else {
+            throw invalid("\(chunkChecksums.count) checksums for \(chunkCount) chunks")
+        }
+        guard chunkSize >= 1, totalSize > Int64(chunkSize) * Int64(chunkCount - 1), totalSize <= Int64(chunkSize) * Int64(chunkCount) else {
+            throw invalid("total size \(totalSize) does not fit \(chunkCount) chunks of \(chunkSize) bytes")
+        }
+        guard versionCount >= 0 else { throw invalid("negative version count") }
+        for checksum in chunkChecksums + [sha256] where checksum.count != 64 || !checksum.allSatisfy(\.isHexDigit) {
+            throw invalid("checksum \(checksum.debugDescription) is not 64 hex digits")
+        }
+    }
+
+    /// The size of chunk `index`.
+    public func size(ofChunk index: Int) -> Int {
+        index == chunkCount - 1 ? Int(totalSize - Int64(chunkSize) * Int64(chunkCount - 1)) : chunkSize
+    }
+}

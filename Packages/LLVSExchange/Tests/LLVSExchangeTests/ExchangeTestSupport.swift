@@ -1,0 +1,126 @@
+import Foundation
+import LLVSCore
+import LLVSExchange
+import LLVSStore
+import LLVSTesting
+import Testing
+
+/// A store in its own temporary directory (file storage).
+final class Replica: Sendable {
+    let directory: TemporaryDirectory
+    let store: Store
+
+    init(_ name: String = "replica") throws {
+        directory = try TemporaryDirectory(prefix: "llvs-exchange-\(name)")
+        store = try Store(rootDirectoryURL: directory.url)
+    }
+
+    /// Saves `values` (id → text) on `base` (the most recent head by default).
+    @discardableResult
+    func save(_ values: [String: String], basedOn base: Version.ID?? = nil) throws -> Version {
+        let predecessor = base ?? store.mostRecentHead?.id
+        let changes = values.sorted { $0.key < $1.key }.map { Value.Change.update(Value(idString: $0.key, data: Data($0.value.utf8))) }
+        return try store.makeVersion(basedOnPredecessor: predecessor, storing: changes)
+    }
+
+    /// The text of every value at `version` (the single head by default).
+    func texts(at version: Version.ID? = nil) throws -> [String: String] {
+        guard let version = version ?? store.mostRecentHead?.id else { return [:] }
+        var result: [String: String] = [:]
+        for reference in try store.valueReferences(at: version) {
+            result[reference.valueId.rawValue] = try store.value(storedAt: reference).map { String(decoding: $0.data, as: UTF8.self) }
+        }
+        return result
+    }
+
+    var versionIds: Set<Version.ID> {
+        store.queryHistory { Set($0.allVersionIdentifiers) }
+    }
+
+    var heads: Set<Version.ID> {
+        store.queryHistory { $0.headIdentifiers }
+    }
+}
+
+/// A shared exchange directory.
+func makeSharedDirectory() throws -> TemporaryDirectory {
+    try TemporaryDirectory(prefix: "llvs-exchange-shared")
+}
+
+/// Files under `directory` with their sizes, to check that nothing changed.
+func fileListing(_ directory: URL) -> [String: Int] {
+    var result: [String: Int] = [:]
+    let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey])
+    while let url = enumerator?.nextObject() as? URL {
+        let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? -1
+        result[String(url.path.dropFirst(directory.path.count))] = size
+    }
+    return result
+}
+
+/// The error thrown by the faults of ``FaultyExchange``.
+struct InjectedFault: Error, Equatable {
+    let call: String
+}
+
+/// A transport between an exchange and its other side that misbehaves on purpose: it
+/// lists versions in reverse order, or fails the n-th call of a part (a dropped
+/// connection, a killed transfer). The sync algorithm under test is the real one.
+final class FaultyExchange: Exchange {
+    let inner: any Exchange
+    let reverseListing: Bool
+    let failingCall: (name: String, number: Int)?
+    let maximumBatchByteCount: Int
+    private let calls = Locked([String: Int]())
+
+    init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int = 5_000_000) {
+        self.inner = inner
+        self.reverseListing = reverseListing
+        self.failingCall = failingCall
+        self.maximumBatchByteCount = maximumBatchByteCount
+    }
+
+    var store: Store { inner.store }
+    var restorationState: Data? {
+        get { inner.restorationState }
+        set { inner.restorationState = newValue }
+    }
+    var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
+
+    func callCount(_ name: String) -> Int { calls.withLock { $0[name, default: 0] } }
+
+    private func count(_ name: String) throws {
+        let number = calls.withLock { calls in
+            calls[name, default: 0] += 1
+            return calls[name, default: 0]
+        }
+        if let failingCall, failingCall.name == name, failingCall.number == number { throw InjectedFault(call: name) }
+    }
+
+    func prepareToRetrieve() async throws { try count("prepareToRetrieve"); try await inner.prepareToRetrieve() }
+    func prepareToSend() async throws { try count("prepareToSend"); try await inner.prepareToSend() }
+    func retrieveAllVersionIdentifiers() async throws -> [Version.ID] {
+        try count("retrieveAllVersionIdentifiers")
+        let ids = try await inner.retrieveAllVersionIdentifiers()
+        return reverseListing ? ids.reversed() : ids
+    }
+    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
+        try count("retrieveVersionIdentifiers")
+        var page = try await inner.retrieveVersionIdentifiers(after: cursor)
+        if reverseListing { page.versionIds.reverse() }
+        return page
+    }
+    func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
+        try count("retrieveVersions")
+        let versions = try await inner.retrieveVersions(identifiedBy: versionIds)
+        return reverseListing ? versions.reversed() : versions
+    }
+    func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
+        try count("retrieveValueChanges")
+        return try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
+    }
+    func send(versionChanges: [VersionChanges]) async throws {
+        try count("send")
+        try await inner.send(versionChanges: versionChanges)
+    }
+}

@@ -1,0 +1,184 @@
+import Crypto
+import Foundation
+import LLVSCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileStorage: SnapshotCapable {
+    /// `"llvs-file-store-archive-1"`: the archive of ``SnapshotArchive``.
+    public var snapshotFormat: String { "llvs-file-store-archive-1" }
+
+    /// Writes every pack and the complete records of every log segment as one archive.
+    /// The log is read first, so every pack a listed version needs is already in place
+    /// (packs are written before records); packs of versions still being written may be
+    /// included too, which is harmless.
+    ///
+    /// - Throws: ``ZoneError`` when a file cannot be read, or what `sink` throws.
+    public func writeSnapshot(ofStoreAt rootDirectoryURL: URL, to sink: (Data) throws -> Void) throws -> SnapshotArchiveSummary {
+        let root = rootDirectoryURL.standardizedFileURL
+        let logDirectory = root.appendingPathComponent("versions", isDirectory: true)
+        let (records, cursor) = try FileVersionLog(directoryURL: logDirectory).records(after: .start)
+        var entryCount = 0
+        var byteCount = Int64(SnapshotArchive.magic.count)
+        try sink(Data(SnapshotArchive.magic))
+        func emit(_ path: String, _ data: Data) throws {
+            var writer = ByteWriter(capacity: data.count + path.utf8.count + 44)
+            SnapshotArchive.encodeEntry(path: path, data: data, into: &writer)
+            byteCount += Int64(writer.bytes.count)
+            entryCount += 1
+            try sink(writer.data)
+        }
+        for zone in ["values", "maps"] {
+            let zoneDirectory = root.appendingPathComponent(zone, isDirectory: true)
+            for shard in try Self.listing(of: zoneDirectory) where SnapshotArchive.target(of: "\(zone)/\(shard)/x.pack") != nil {
+                let shardDirectory = zoneDirectory.appendingPathComponent(shard, isDirectory: true)
+                for name in try Self.listing(of: shardDirectory) {
+                    let path = "\(zone)/\(shard)/\(name)"
+                    guard SnapshotArchive.target(of: path) != nil else { continue }
+                    try emit(path, try Self.contents(of: shardDirectory.appendingPathComponent(name), limit: nil))
+                }
+            }
+        }
+        for (name, end) in cursor.positions.sorted(by: { $0.key < $1.key }) where end > FileVersionLog.magic.count {
+            try emit("versions/\(name)", try Self.contents(of: logDirectory.appendingPathComponent(name), limit: end))
+        }
+        let end = SnapshotArchive.encodeEnd(entryCount: entryCount)
+        byteCount += Int64(end.count)
+        try sink(end)
+        return SnapshotArchiveSummary(versionRecordCount: records.count, entryCount: entryCount, byteCount: byteCount)
+    }
+
+    /// Reads and checks the whole archive into a staging directory inside the store, then
+    /// links each pack into place (never replacing a file) and finally writes all version
+    /// records as one new log segment, which appears atomically: either every restored
+    /// version becomes visible or none does.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the archive entry that is
+    ///   malformed, truncated, fails its checksum or has a path outside the store layout;
+    ///   ``ZoneError/io(operation:path:reason:)``. The store is untouched when either is
+    ///   thrown before the first pack is linked, which covers every archive defect.
+    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?) throws -> SnapshotArchiveSummary {
+        let root = rootDirectoryURL.standardizedFileURL
+        _ = try makeZones(rootDirectoryURL: root) // creates the directory and checks its marker
+        let staging = root.appendingPathComponent(".snapshot-restore-\(POSIXFile.uniqueName())", isDirectory: true)
+        try POSIXFile.createDirectory(staging, syncingParent: false)
+        defer { try? FileManager.default.removeItem(at: staging) }
+
+        let archive = try withoutActuallyEscaping(source) { source in
+            try Self.readArchive(from: PieceReader(source: source), stagingIn: staging)
+        }
+        // One file-system flush instead of an fsync per file: staged packs are durable
+        // before they are linked, linked packs before the records that refer to them.
+        POSIXFile.syncAllFileSystems()
+        for (target, file) in archive.packs {
+            guard case let .pack(zone, shard, name) = target else { continue }
+            let zoneDirectory = root.appendingPathComponent(zone, isDirectory: true)
+            let shardDirectory = zoneDirectory.appendingPathComponent(shard, isDirectory: true)
+            try POSIXFile.createDirectory(zoneDirectory, syncingParent: false)
+            try POSIXFile.createDirectory(shardDirectory, syncingParent: false)
+            let existing = shardDirectory.appendingPathComponent(name)
+            if let present = FileManager.default.contents(atPath: existing.path),
+               present == FileManager.default.contents(atPath: file.path) {
+                continue // restoring the same archive again
+            }
+            let base = String(name.dropLast(".pack".count).split(separator: "~", maxSplits: 1).first ?? "")
+            guard try POSIXFile.linkWithoutReplacing(file, in: shardDirectory,
+                                                     candidates: [name, "\(base)~\(POSIXFile.uniqueName()).pack"],
+                                                     syncingDirectory: false) != nil else {
+                throw ZoneError.io(operation: "link into place", path: existing.path, reason: "every candidate pack name is taken")
+            }
+        }
+        POSIXFile.syncAllFileSystems()
+        if !archive.records.isEmpty {
+            let logDirectory = root.appendingPathComponent("versions", isDirectory: true)
+            try POSIXFile.createDirectory(logDirectory)
+            let segment = Data(FileVersionLog.magic) + FileVersionLog.encodeRecords(archive.records)
+            let file = try POSIXFile.writeTemporaryFile(segment, in: staging)
+            guard try POSIXFile.linkWithoutReplacing(file, in: logDirectory, candidates: ["\(POSIXFile.uniqueName()).log"]) != nil else {
+                throw ZoneError.io(operation: "link into place", path: logDirectory.path, reason: "the segment name is taken")
+            }
+        }
+        return archive.summary
+    }
+
+    /// The checked content of an archive: staged, fsynced pack files and the version records.
+    private struct StagedArchive {
+        var packs: [(SnapshotArchive.Target, URL)] = []
+        var records: [Data] = []
+        var summary = SnapshotArchiveSummary(versionRecordCount: 0, entryCount: 0, byteCount: 0)
+    }
+
+    private static func readArchive(from reader: PieceReader, stagingIn staging: URL) throws -> StagedArchive {
+        var reader = reader
+        var staged = StagedArchive()
+        func corrupt(_ reason: String) -> ZoneError {
+            .corrupt(path: "snapshot archive (entry \(staged.summary.entryCount + 1), byte \(reader.offset))", reason: reason)
+        }
+        guard let magic = try reader.read(SnapshotArchive.magic.count), Array(magic) == SnapshotArchive.magic else {
+            throw corrupt("not an LLVS file-store snapshot archive (bad magic)")
+        }
+        while true {
+            guard let pathLength = try reader.readInteger(byteCount: 4) else { throw corrupt("truncated: the end marker is missing") }
+            if pathLength == 0 {
+                guard let count = try reader.readInteger(byteCount: 8) else { throw corrupt("truncated end marker") }
+                guard count == UInt64(staged.summary.entryCount) else {
+                    throw corrupt("the end marker counts \(count) entries, the archive holds \(staged.summary.entryCount)")
+                }
+                guard try reader.isAtEnd() else { throw corrupt("bytes follow the end marker") }
+                break
+            }
+            guard pathLength <= UInt64(SnapshotArchive.maximumPathLength) else { throw corrupt("path length \(pathLength) is too long") }
+            guard let pathBytes = try reader.read(Int(pathLength)) else { throw corrupt("truncated path") }
+            guard let path = String(data: pathBytes, encoding: .utf8), let target = SnapshotArchive.target(of: path) else {
+                throw corrupt("path \(String(decoding: pathBytes, as: UTF8.self).debugDescription) is not a pack or log segment of a store")
+            }
+            guard let length = try reader.readInteger(byteCount: 8), length <= UInt64(Int32.max) * 64 else {
+                throw corrupt("\(path): truncated or impossible data length")
+            }
+            guard let data = try reader.read(Int(length)) else { throw corrupt("\(path): truncated data") }
+            guard let checksum = try reader.read(32) else { throw corrupt("\(path): truncated checksum") }
+            guard Array(checksum) == Array(SHA256.hash(data: data)) else { throw corrupt("\(path): data fails its SHA-256 checksum") }
+            switch target {
+            case .pack:
+                _ = try PackFile(decoding: data, path: "snapshot archive entry \(path)")
+                staged.packs.append((target, try POSIXFile.writeTemporaryFile(data, in: staging, syncing: false)))
+            case .logSegment:
+                staged.records += try FileVersionLog.parseCompleteSegment(data, path: "snapshot archive entry \(path)")
+            }
+            staged.summary.entryCount += 1
+        }
+        staged.summary.versionRecordCount = staged.records.count
+        staged.summary.byteCount = reader.offset
+        return staged
+    }
+
+    private static func listing(of directory: URL) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw ZoneError.io(operation: "list", path: directory.path, reason: "\(error)")
+        }
+    }
+
+    private static func contents(of url: URL, limit: Int?) throws -> Data {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw ZoneError.io(operation: "open", path: url.path, reason: "cannot open for reading")
+        }
+        defer { try? handle.close() }
+        do {
+            let data = try (limit.map { try handle.read(upToCount: $0) } ?? handle.readToEnd()) ?? Data()
+            if let limit, data.count < limit {
+                throw ZoneError.corrupt(path: url.path, reason: "shorter (\(data.count) bytes) than its complete records (\(limit))")
+            }
+            return data
+        } catch let error as ZoneError {
+            throw error
+        } catch {
+            throw ZoneError.io(operation: "read", path: url.path, reason: "\(error)")
+        }
+    }
+}
