@@ -1,0 +1,167 @@
+import Foundation
+import LLVSCore
+import LLVSExchange
+import LLVSStore
+import LLVSTesting
+import Testing
+
+/// Interrupted transfers, out-of-order arrival and damaged files in the shared directory.
+@Suite struct ExchangeRobustnessTests {
+    /// A store with a linear history of `count` versions and one branch off the middle.
+    func storeWithHistory(_ count: Int) throws -> Replica {
+        let replica = try Replica("source")
+        var versions: [Version] = []
+        for step in 0..<count { versions.append(try replica.save(["k\(step % 4)": "value \(step)"])) }
+        try replica.save(["side": "branch"], basedOn: versions[count / 2].id)
+        return replica
+    }
+
+    @Test func anInterruptedSendIsCompletedByTheNextOne() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(12)
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        // Batches of one version; the transport drops on the fifth batch.
+        let faulty = FaultyExchange(exchange, failing: ("send", 5), maximumBatchByteCount: 1)
+        await #expect(throws: InjectedFault(call: "send")) { try await faulty.send() }
+
+        // The directory is valid: another store retrieves exactly the four complete versions.
+        let early = try Replica("early")
+        #expect(try await FileSystemExchange(rootDirectoryURL: shared.url, store: early.store).retrieve().count == 4)
+
+        let resumed = FaultyExchange(exchange, maximumBatchByteCount: 1)
+        let sent = try await resumed.send()
+        #expect(sent.count == 9, "only what the interrupted send did not finish")
+        let late = try Replica("late")
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: late.store).retrieve()
+        #expect(late.versionIds == source.versionIds)
+        #expect(try late.texts(at: source.store.mostRecentHead?.id) == source.texts())
+    }
+
+    @Test func anInterruptedRetrieveIsCompletedByTheNextOne() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(12)
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+
+        let target = try Replica("target")
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: target.store)
+        let faulty = FaultyExchange(exchange, failing: ("retrieveValueChanges", 3), maximumBatchByteCount: 1)
+        await #expect(throws: InjectedFault(call: "retrieveValueChanges")) { try await faulty.retrieve() }
+        #expect(target.versionIds.count == 2, "the versions of the two complete batches, each after its predecessors")
+        #expect(exchange.restorationState == nil, "the cursor is not advanced past versions not yet added")
+
+        // The store is valid and reopens; the next retrieve adds the rest.
+        _ = try Store(rootDirectoryURL: target.directory.url)
+        #expect(try await exchange.retrieve().count == 11)
+        #expect(target.versionIds == source.versionIds)
+    }
+
+    @Test func versionsListedInReverseAreAddedAfterTheirPredecessors() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(10)
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        let target = try Replica("target")
+        let reversed = FaultyExchange(FileSystemExchange(rootDirectoryURL: shared.url, store: target.store), reverseListing: true,
+                                      maximumBatchByteCount: 1)
+        let added = try await reversed.retrieve()
+        #expect(target.versionIds == source.versionIds)
+        var position: [Version.ID: Int] = [:]
+        for (index, id) in added.enumerated() { position[id] = index }
+        for id in added {
+            for predecessor in source.store.version(identifiedBy: id)?.predecessorIds ?? [] {
+                #expect((position[predecessor] ?? -1) < (position[id] ?? -1))
+            }
+        }
+    }
+
+    @Test func versionsWhosePredecessorsAreMissingAreNotAdded() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(6)
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        // Remove the first version's files: everything descends from it.
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        let all = try await exchange.retrieveAllVersionIdentifiers()
+        let first = try #require(all.first)
+        let memory = MemoryExchangeSpace()
+        let relay = MemoryExchange(space: memory, store: source.store)
+        try await relay.send(versionChanges: try all.dropFirst().map { id in
+            (try #require(source.store.version(identifiedBy: id)), try source.store.valueChanges(madeInVersionIdentifiedBy: id))
+        })
+        let target = try Replica("target")
+        await #expect(throws: ExchangeError.self) { try await MemoryExchange(space: memory, store: target.store).retrieve() }
+        #expect(target.versionIds.isEmpty, "no version without its predecessor \(first)")
+    }
+
+    @Test(arguments: ["truncated", "garbage", "wrong version", "empty"])
+    func aDamagedVersionFileGivesAnErrorNamingIt(_ damage: String) async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(3)
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        let victim = try #require(source.store.queryHistory { Array($0) }.last?.id)
+        let folder = damage == "wrong version" ? "versions" : "changes"
+        let file = try #require(FileManager.default.enumerator(atPath: shared.url.appendingPathComponent(folder).path)?
+            .compactMap { $0 as? String }.first { $0.hasSuffix("\(victim.rawValue).json") })
+        let url = shared.url.appendingPathComponent(folder).appendingPathComponent(file)
+        let original = try Data(contentsOf: url)
+        switch damage {
+        case "truncated": try original.prefix(original.count / 2).write(to: url)
+        case "garbage": try Data("{\"version\": 12, [".utf8).write(to: url)
+        case "empty": try Data().write(to: url)
+        default:
+            let other = try #require(source.store.queryHistory { Array($0) }.first)
+            try CanonicalJSON.encode(other).write(to: url)
+        }
+        let target = try Replica("target")
+        let listingBefore = fileListing(target.directory.url)
+        do {
+            try await FileSystemExchange(rootDirectoryURL: shared.url, store: target.store).retrieve()
+            Issue.record("a damaged file must fail the retrieve")
+        } catch let error as ExchangeError {
+            guard case let .malformedData(location, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(location == url.path, "\(error)")
+        }
+        #expect(!target.versionIds.contains(victim), "the damaged version is not added")
+        #expect(target.versionIds.isSubset(of: source.versionIds))
+        if damage == "wrong version" { #expect(fileListing(target.directory.url) == listingBefore) }
+        // Reopening the target shows only complete versions.
+        let reopened = try Store(rootDirectoryURL: target.directory.url)
+        #expect(reopened.queryHistory { $0.count } == target.versionIds.count)
+    }
+
+    @Test func aCorruptLogOrMarkerGivesAnErrorNamingIt() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(3)
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        let logDirectory = shared.url.appendingPathComponent("log")
+        let segment = logDirectory.appendingPathComponent(try #require(try FileManager.default.contentsOfDirectory(atPath: logDirectory.path).first))
+        var bytes = try Data(contentsOf: segment)
+        bytes[12] ^= 0xFF // inside the first record, which is not the last
+        try bytes.write(to: segment)
+        let target = try Replica("target")
+        await #expect(throws: ExchangeError.malformedData(location: segment.path, reason: "record at offset 8 fails its checksum")) {
+            try await FileSystemExchange(rootDirectoryURL: shared.url, store: target.store).retrieve()
+        }
+
+        let other = try makeSharedDirectory()
+        try Data("{\"format\":\"llvs-file-exchange\",\"formatVersion\":99,\"identifier\":\"x\"}".utf8)
+            .write(to: other.url.appendingPathComponent("llvs-exchange.json"))
+        await #expect(throws: ExchangeError.unsupportedFormat(location: other.url.appendingPathComponent("llvs-exchange.json").path,
+                                                              found: "llvs-file-exchange version 99")) {
+            try await FileSystemExchange(rootDirectoryURL: other.url, store: target.store).retrieve()
+        }
+        #expect(target.versionIds.isEmpty)
+    }
+
+    @Test func aWipedDirectoryIsRefilledBySendingEverythingAgain() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(4)
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        try await exchange.send()
+        for name in try FileManager.default.contentsOfDirectory(atPath: shared.url.path) {
+            try FileManager.default.removeItem(at: shared.url.appendingPathComponent(name))
+        }
+        // A new exchange object sees a new directory identity and relists.
+        let fresh = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        fresh.restorationState = exchange.restorationState
+        #expect(try await fresh.send().count == source.versionIds.count)
+    }
+}
