@@ -140,7 +140,10 @@ extension FileStorage: SnapshotCapable {
             }
             guard let data = try reader.read(Int(length)) else { throw corrupt("\(path): truncated data") }
             guard let checksum = try reader.read(32) else { throw corrupt("\(path): truncated checksum") }
-            guard Array(checksum) == Array(SHA256.hash(data: data)) else { throw corrupt("\(path): data fails its SHA-256 checksum") }
+            let header = SnapshotArchive.entryHeader(path: Array(pathBytes), dataCount: data.count)
+            guard Array(checksum) == SnapshotArchive.checksum(header: header, data: data) else {
+                throw corrupt("\(path): the entry fails its SHA-256 checksum")
+            }
             switch target {
             case .pack:
                 _ = try PackFile(decoding: data, path: "snapshot archive entry \(path)")

@@ -7,7 +7,7 @@ import LLVSCore
 /// ```
 /// "LLVSSNP1"
 /// entry*:   u32 LE path length (1...4096), path (UTF-8), u64 LE data length, data,
-///           SHA-256 of data (32 bytes)
+///           SHA-256 of the entry's bytes so far (length, path, length, data; 32 bytes)
 /// end:      u32 LE 0, u64 LE entry count
 /// ```
 ///
@@ -20,12 +20,29 @@ enum SnapshotArchive {
 
     /// Appends an entry's bytes to `writer`.
     static func encodeEntry(path: String, data: Data, into writer: inout ByteWriter) {
-        let pathBytes = Array(path.utf8)
-        withUnsafeBytes(of: UInt32(pathBytes.count).littleEndian) { writer.append(contentsOf: $0) }
-        writer.append(contentsOf: pathBytes)
-        withUnsafeBytes(of: UInt64(data.count).littleEndian) { writer.append(contentsOf: $0) }
+        let header = entryHeader(path: Array(path.utf8), dataCount: data.count)
+        writer.append(contentsOf: header)
         writer.append(contentsOf: data)
-        writer.append(contentsOf: SHA256.hash(data: data))
+        writer.append(contentsOf: checksum(header: header, data: data))
+    }
+
+    /// The bytes of an entry before its data.
+    static func entryHeader(path: [UInt8], dataCount: Int) -> [UInt8] {
+        var header: [UInt8] = []
+        header.reserveCapacity(path.count + 12)
+        withUnsafeBytes(of: UInt32(path.count).littleEndian) { header.append(contentsOf: $0) }
+        header.append(contentsOf: path)
+        withUnsafeBytes(of: UInt64(dataCount).littleEndian) { header.append(contentsOf: $0) }
+        return header
+    }
+
+    /// The checksum of an entry: SHA-256 of its header and data, so a damaged path is
+    /// caught as surely as damaged data.
+    static func checksum(header: [UInt8], data: Data) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: header)
+        hasher.update(data: data)
+        return Array(hasher.finalize())
     }
 
     /// The end marker for an archive of `entryCount` entries.
