@@ -27,7 +27,9 @@ let libraries: [(name: String, dependencies: [Target.Dependency], package: Strin
     ("LLVSTesting", ["LLVSCore", "LLVSZones"], nil),
     ("LLVSTestingGenerators", ["LLVSCore", "LLVSTesting", propertyBased], "LLVSTesting"),
     ("LLVSStoreTesting", ["LLVSCore", "LLVSZones", "LLVSStore", "LLVSTesting"], "LLVSStore"),
-    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore"], nil),
+    ("LLVSExchange", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore", crypto], nil),
+    ("LLVSExchangeTesting", ["LLVSCore", "LLVSExchange", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], "LLVSExchange"),
+    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange"], nil),
 ]
 
 let package = Package(
@@ -49,8 +51,8 @@ let package = Package(
     } + [
         .executableTarget(name: "llvs-demo", dependencies: ["LLVS"], path: "Tools/llvs-demo"),
         .executableTarget(name: "llvs-bench", dependencies: ["LLVS", argumentParser], path: "Tools/llvs-bench"),
-        .executableTarget(name: "llvs-fuzz", dependencies: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", argumentParser], path: "Tools/llvs-fuzz"),
-        .testTarget(name: "LLVSConvergenceTests", dependencies: ["LLVSStoreTesting", "LLVSTesting", "LLVSTestingGenerators", propertyBased],
+        .executableTarget(name: "llvs-fuzz", dependencies: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", argumentParser], path: "Tools/llvs-fuzz"),
+        .testTarget(name: "LLVSConvergenceTests", dependencies: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", propertyBased],
                     path: "Tests/LLVSConvergenceTests", exclude: ["Regressions"]),
         .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", "LLVSTesting", propertyBased], path: "Tests/LLVSEndToEndTests"),
     ]

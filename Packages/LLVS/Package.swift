@@ -17,6 +17,7 @@ let package = Package(
         .package(path: "../LLVSMap"),
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
+        .package(path: "../LLVSExchange"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -29,6 +30,7 @@ let package = Package(
                 .product(name: "LLVSMap", package: "LLVSMap"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSExchange", package: "LLVSExchange"),
             ]
         ),
         .testTarget(

@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "LLVSExchange", targets: ["LLVSExchange"]),
+        .library(name: "LLVSExchangeTesting", targets: ["LLVSExchangeTesting"]),
     ],
     dependencies: [
         .package(path: "../LLVSCore"),
@@ -33,15 +34,29 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The store as a convergence-harness replica that exchanges through the real
+        // exchange path, for the umbrella's convergence tests and llvs-fuzz.
+        .target(
+            name: "LLVSExchangeTesting",
+            dependencies: [
+                "LLVSExchange",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSStoreTesting", package: "LLVSStore"),
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
+            ]
+        ),
         .testTarget(
             name: "LLVSExchangeTests",
             dependencies: [
                 "LLVSExchange",
+                "LLVSExchangeTesting",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import LLVSExchangeTesting
 import LLVSStoreTesting
 import LLVSTesting
 import LLVSTestingGenerators
@@ -24,7 +25,7 @@ import Testing
 
     static func check(_ property: ConvergenceProperty, on backend: StoreReplica.Backend) async {
         await propertyCheck(count: cases(on: backend), input: FuzzGen.histories()) { history in
-            let violations = try ConvergenceSimulation.check(history, properties: [property]) { try StoreReplica(backend: backend) }
+            let violations = try await ConvergenceSimulation.check(history, properties: [property]) { try ExchangeReplica(backend: backend) }
             for violation in violations {
                 Issue.record("\(violation)\nHistory as JSON:\n\(history.jsonString)")
             }

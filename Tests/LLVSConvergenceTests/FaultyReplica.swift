@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSExchangeTesting
 import LLVSStoreTesting
 import LLVSTesting
 
@@ -37,10 +38,10 @@ final class FaultyReplica: FuzzReplica {
         }
     }
 
-    let base: StoreReplica
+    let base: ExchangeReplica
     let fault: Fault
 
-    init(_ base: StoreReplica, fault: Fault) {
+    init(_ base: ExchangeReplica, fault: Fault) {
         self.base = base
         self.fault = fault
     }
@@ -71,9 +72,9 @@ final class FaultyReplica: FuzzReplica {
         case .mergesWithTheOtherArbiter:
             return try base.merge(first, with: second, rule: rule == .mostRecentBranch ? .mostRecentChange : .mostRecentBranch)
         case .mergeWritesOnFastForward where first != second:
-            let isAncestor = try base.store.queryHistory { try $0.isAncestor(first, of: second) || $0.isAncestor(second, of: first) }
+            let isAncestor = try base.base.store.queryHistory { try $0.isAncestor(first, of: second) || $0.isAncestor(second, of: first) }
             guard isAncestor else { fallthrough }
-            let version = try base.store.makeVersion(basedOn: .init(idOfFirst: first, idOfSecond: second), storing: [])
+            let version = try base.base.store.makeVersion(basedOn: .init(idOfFirst: first, idOfSecond: second), storing: [])
             return version.id
         default:
             return try base.merge(first, with: second, rule: rule)
@@ -95,8 +96,8 @@ final class FaultyReplica: FuzzReplica {
         return changes.filter { if case .remove = $0 { return false } else { return true } }
     }
 
-    func receive(from sender: FaultyReplica, upTo version: Version.ID?) throws {
-        try base.receive(from: sender.base, upTo: version)
+    func receive(from sender: FaultyReplica, upTo version: Version.ID?) async throws {
+        try await base.receive(from: sender.base, upTo: version)
     }
 
     func reopened() throws -> FaultyReplica {

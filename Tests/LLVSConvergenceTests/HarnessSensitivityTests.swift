@@ -1,4 +1,5 @@
 import Foundation
+import LLVSExchangeTesting
 import LLVSStoreTesting
 import LLVSTesting
 import Testing
@@ -7,12 +8,12 @@ import Testing
 /// within the first 300 random histories (the property tests show the fault-free store
 /// passes).
 @Suite struct HarnessSensitivityTests {
-    static func firstCaught(_ fault: FaultyReplica.Fault, property: ConvergenceProperty) -> (seed: UInt64, PropertyViolation)? {
+    static func firstCaught(_ fault: FaultyReplica.Fault, property: ConvergenceProperty) async -> (seed: UInt64, PropertyViolation)? {
         for seed in UInt64(0)..<300 {
             var generator = SplitMix64(seed: seed)
             let history = FuzzHistory.random(using: &generator)
-            let violation = ConvergenceSimulation.firstFailure(of: history, properties: [property]) {
-                FaultyReplica(try StoreReplica(backend: .memory), fault: fault)
+            let violation = await ConvergenceSimulation.firstFailure(of: history, properties: [property]) {
+                FaultyReplica(try ExchangeReplica(backend: .memory), fault: fault)
             }
             if let violation { return (seed, violation) }
         }
@@ -20,8 +21,8 @@ import Testing
     }
 
     @Test(arguments: FaultyReplica.Fault.allCases)
-    func eachPropertyCatchesTheFaultAimedAtIt(fault: FaultyReplica.Fault) {
-        let caught = Self.firstCaught(fault, property: fault.property)
+    func eachPropertyCatchesTheFaultAimedAtIt(fault: FaultyReplica.Fault) async {
+        let caught = await Self.firstCaught(fault, property: fault.property)
         #expect(caught != nil, "\(fault) went unnoticed by \(fault.property)")
         if let (seed, violation) = caught {
             #expect(violation.property == fault.property)

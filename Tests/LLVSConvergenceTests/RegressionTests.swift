@@ -1,4 +1,5 @@
 import Foundation
+import LLVSExchangeTesting
 import LLVSStoreTesting
 import LLVSTesting
 import Testing
@@ -14,10 +15,10 @@ import Testing
     }
 
     @Test(arguments: files)
-    func historyFoundByTheFuzzerPasses(file: URL) throws {
+    func historyFoundByTheFuzzerPasses(file: URL) async throws {
         let failure = try FuzzFailure(contentsOf: file)
         for backend in StoreReplica.Backend.allCases {
-            let violations = try ConvergenceSimulation.check(failure.history) { try StoreReplica(backend: backend) }
+            let violations = try await ConvergenceSimulation.check(failure.history) { try ExchangeReplica(backend: backend) }
             #expect(violations.isEmpty, "\(file.lastPathComponent) on \(backend): \(violations)")
         }
     }

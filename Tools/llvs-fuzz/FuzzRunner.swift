@@ -1,9 +1,10 @@
 import Foundation
 import LLVSCore
+import LLVSExchangeTesting
 import LLVSStoreTesting
 import LLVSTesting
 
-/// Plays fuzz cases on the chosen backends from several threads, keeps the counts, and
+/// Plays fuzz cases on the chosen backends from several concurrent tasks, keeps the counts, and
 /// on the first failure shrinks the history and writes it out.
 struct FuzzRunner: Sendable {
     /// When a run stops: after `seconds`, after `cases`, or at the first of both.
@@ -40,10 +41,12 @@ struct FuzzRunner: Sendable {
     }
 
     /// Runs cases until the budget is spent or a case fails; returns true if none failed.
-    func run(seed runSeed: UInt64, budget: Budget, jobs: Int) -> Bool {
+    func run(seed runSeed: UInt64, budget: Budget, jobs: Int) async -> Bool {
         let progress = Locked(Progress())
         let start = Date()
-        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
+        await withTaskGroup(of: Void.self) { group in
+          for _ in 0..<jobs {
+           group.addTask {
             while true {
                 let index: Int? = progress.withLock { state in
                     let elapsed = Date().timeIntervalSince(start)
@@ -57,11 +60,11 @@ struct FuzzRunner: Sendable {
                 let history = history(seed: caseSeed)
                 for backend in backends {
                     let caseStart = Date()
-                    let failure = firstFailure(of: history, on: backend)
+                    let failure = await firstFailure(of: history, on: backend)
                     progress.withLock { $0.secondsByBackend[backend, default: 0] += Date().timeIntervalSince(caseStart) }
                     if let failure {
                         progress.withLock { $0.failed = true }
-                        report(failure, caseSeed: caseSeed, history: history, backend: backend)
+                        await report(failure, caseSeed: caseSeed, history: history, backend: backend)
                         return
                     }
                 }
@@ -75,6 +78,8 @@ struct FuzzRunner: Sendable {
                     }
                 }
             }
+           }
+          }
         }
         let result = progress.withLock { $0 }
         let elapsed = Date().timeIntervalSince(start)
@@ -91,21 +96,21 @@ struct FuzzRunner: Sendable {
     }
 
     /// Plays the case seeded `seed` on every backend; returns true if it passes.
-    func runCase(seed: UInt64) -> Bool {
+    func runCase(seed: UInt64) async -> Bool {
         let history = history(seed: seed)
         say("Case seed \(seed):\n\(history)")
-        return play(history, caseSeed: seed)
+        return await play(history, caseSeed: seed)
     }
 
     /// Plays a history from a file on every backend; returns true if it passes.
-    func replay(_ history: FuzzHistory) -> Bool {
-        play(history, caseSeed: 0)
+    func replay(_ history: FuzzHistory) async -> Bool {
+        await play(history, caseSeed: 0)
     }
 
-    private func play(_ history: FuzzHistory, caseSeed: UInt64) -> Bool {
+    private func play(_ history: FuzzHistory, caseSeed: UInt64) async -> Bool {
         for backend in backends {
-            if let failure = firstFailure(of: history, on: backend) {
-                report(failure, caseSeed: caseSeed, history: history, backend: backend)
+            if let failure = await firstFailure(of: history, on: backend) {
+                await report(failure, caseSeed: caseSeed, history: history, backend: backend)
                 return false
             }
             say("\(backend): every checked property holds.")
@@ -114,19 +119,19 @@ struct FuzzRunner: Sendable {
     }
 
     func firstFailure(of history: FuzzHistory, on backend: StoreReplica.Backend,
-                      properties: Set<ConvergenceProperty>? = nil) -> PropertyViolation? {
-        ConvergenceSimulation.firstFailure(of: history, properties: properties ?? self.properties) {
-            try StoreReplica(backend: backend)
+                      properties: Set<ConvergenceProperty>? = nil) async -> PropertyViolation? {
+        await ConvergenceSimulation.firstFailure(of: history, properties: properties ?? self.properties) {
+            try ExchangeReplica(backend: backend)
         }
     }
 
     /// Prints a failure, shrinks its history for the same property and backend, and
     /// writes the minimal history.
-    func report(_ failure: PropertyViolation, caseSeed: UInt64, history: FuzzHistory, backend: StoreReplica.Backend) {
+    func report(_ failure: PropertyViolation, caseSeed: UInt64, history: FuzzHistory, backend: StoreReplica.Backend) async {
         say("FAILURE on \(backend), case seed \(caseSeed) (replay: llvs-fuzz --case-seed \(caseSeed) --backend \(backend)):\n  \(failure)")
-        var shrinker = HistoryShrinker { firstFailure(of: $0, on: backend, properties: [failure.property]) != nil }
-        let minimal = shrinker.shrink(history)
-        let minimalFailure = firstFailure(of: minimal, on: backend, properties: [failure.property]) ?? failure
+        var shrinker = HistoryShrinker { await firstFailure(of: $0, on: backend, properties: [failure.property]) != nil }
+        let minimal = await shrinker.shrink(history)
+        let minimalFailure = await firstFailure(of: minimal, on: backend, properties: [failure.property]) ?? failure
         say("Shrunk from \(history.operations.count) to \(minimal.operations.count) operations in \(shrinker.attempts) attempts:\n\(minimal)\n  \(minimalFailure)")
         let record = FuzzFailure(caseSeed: caseSeed, backend: backend.rawValue, property: failure.property,
                                  message: minimalFailure.description, history: minimal)

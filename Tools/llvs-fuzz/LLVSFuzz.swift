@@ -7,7 +7,7 @@ import LLVSTesting
 /// convergence properties of DESIGN.md section 5, for a time budget or a case count. On a
 /// failure it shrinks the history, writes it as JSON and exits with status 1.
 @main
-struct LLVSFuzz: ParsableCommand {
+struct LLVSFuzz: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "llvs-fuzz",
         abstract: "Checks the convergence properties over random histories on every backend.",
@@ -76,22 +76,22 @@ struct LLVSFuzz: ParsableCommand {
         })
     }
 
-    func run() throws {
+    func run() async throws {
         let runner = FuzzRunner(backends: try backends(), properties: try properties(),
                                 maximumOperations: maximumOperations, outputDirectory: URL(fileURLWithPath: output))
         if let replay {
             let failure = try FuzzFailure(contentsOf: URL(fileURLWithPath: replay))
             say("Replaying \(replay) (case seed \(failure.caseSeed)):\n\(failure.history)")
-            guard runner.replay(failure.history) else { throw ExitCode(1) }
+            guard await runner.replay(failure.history) else { throw ExitCode(1) }
             return
         }
         if let caseSeed {
-            guard runner.runCase(seed: caseSeed) else { throw ExitCode(1) }
+            guard await runner.runCase(seed: caseSeed) else { throw ExitCode(1) }
             return
         }
         let runSeed = seed ?? UInt64.random(in: 0...UInt64.max)
         say("llvs-fuzz run seed \(runSeed) (replay the run with --seed \(runSeed)); backends: \(try backends().map(\.rawValue).joined(separator: ", ")); properties: \(try properties().map(\.rawValue).sorted().map(String.init).joined(separator: ", "))")
         let budget = FuzzRunner.Budget(seconds: seconds ?? (cases == nil ? 60 : nil), cases: cases)
-        guard runner.run(seed: runSeed, budget: budget, jobs: jobs) else { throw ExitCode(1) }
+        guard await runner.run(seed: runSeed, budget: budget, jobs: jobs) else { throw ExitCode(1) }
     }
 }

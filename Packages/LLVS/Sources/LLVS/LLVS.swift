@@ -3,6 +3,7 @@
 // LLVSTesting, is a separate product and is not re-exported.)
 
 @_exported import LLVSCore
+@_exported import LLVSExchange
 @_exported import LLVSHistory
 @_exported import LLVSMap
 @_exported import LLVSMerge

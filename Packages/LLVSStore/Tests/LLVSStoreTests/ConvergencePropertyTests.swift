@@ -14,7 +14,7 @@ import Testing
     static func check(_ property: ConvergenceProperty, backend: StoreReplica.Backend = .memory, count: Int) async {
         let count = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
         await propertyCheck(count: count, input: FuzzGen.histories()) { history in
-            let violations = try ConvergenceSimulation.check(history, properties: [property]) { try StoreReplica(backend: backend) }
+            let violations = try await ConvergenceSimulation.check(history, properties: [property]) { try StoreReplica(backend: backend) }
             for violation in violations {
                 Issue.record("\(violation)\nHistory as JSON (a regression test can load it):\n\(history.jsonString)")
             }

@@ -62,7 +62,7 @@ import Testing
 
     /// A failure that needs a removal of k3 followed later by an exchange: the shrinker
     /// must find a two-operation history that still fails.
-    @Test func theShrinkerFindsAMinimalFailingHistory() {
+    @Test func theShrinkerFindsAMinimalFailingHistory() async {
         func fails(_ history: FuzzHistory) -> Bool {
             guard let removal = history.operations.firstIndex(where: {
                 if case let .write(_, _, _, edits) = $0 { return edits.contains { $0.key == 3 && $0.action == 0 } }
@@ -77,7 +77,7 @@ import Testing
             guard fails(history) else { continue }
             failing += 1
             var shrinker = HistoryShrinker(fails: fails)
-            let minimal = shrinker.shrink(history)
+            let minimal = await shrinker.shrink(history)
             #expect(fails(minimal))
             #expect(minimal.operations.count == 2, "\(minimal)")
             #expect(minimal.replicaCount == 1)

@@ -8,13 +8,13 @@ extension ConvergenceSimulation {
     /// and a replay of the converged history into an empty replica (5).
     ///
     /// - Throws: Whatever a replica throws.
-    public mutating func runFinalChecks() throws {
+    public mutating func runFinalChecks() async throws {
         for r in replicas.indices {
             if properties.contains(.historyInvariants) { try checkHistoryInvariants(of: r) }
             if properties.contains(.diffsConsistent) { try checkDiffs(of: r) }
             if properties.contains(.reopenIdentical) { try checkReopening(of: r) }
         }
-        if properties.contains(.convergence) { try converge() }
+        if properties.contains(.convergence) { try await converge() }
         if properties.contains(.replayRebuilds) { try checkReplay(of: replicas.count - 1) }
     }
 
@@ -82,11 +82,11 @@ extension ConvergenceSimulation {
 
     /// Property 2: every replica receives everything, then merges its heads into a head of
     /// its own choosing; all must end on one head with one set of values.
-    mutating func converge() throws {
+    mutating func converge() async throws {
         for _ in 0..<2 {
             for receiver in replicas.indices {
                 for sender in replicas.indices where sender != receiver && !held[sender].isEmpty {
-                    try exchange(from: sender, to: receiver, upTo: nil)
+                    try await exchange(from: sender, to: receiver, upTo: nil)
                 }
             }
         }

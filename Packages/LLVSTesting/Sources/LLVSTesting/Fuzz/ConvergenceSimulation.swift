@@ -39,10 +39,10 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     /// - Throws: Whatever a replica throws — an operation the harness only makes valid
     ///   requests for, so a throw is itself a failure.
     public static func check(_ history: FuzzHistory, properties: Set<ConvergenceProperty> = Set(ConvergenceProperty.allCases),
-                             makeReplica: () throws -> Replica) throws -> [PropertyViolation] {
+                             makeReplica: () throws -> Replica) async throws -> [PropertyViolation] {
         var simulation = try ConvergenceSimulation(history: history, properties: properties, makeReplica: makeReplica)
-        try simulation.playOperations()
-        try simulation.runFinalChecks()
+        try await simulation.playOperations()
+        try await simulation.runFinalChecks()
         return simulation.violations
     }
 
@@ -50,9 +50,9 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     /// property in `properties`. A replica that throws fails the lowest-numbered property
     /// checked, with the error as the message.
     public static func firstFailure(of history: FuzzHistory, properties: Set<ConvergenceProperty>,
-                                    makeReplica: () throws -> Replica) -> PropertyViolation? {
+                                    makeReplica: () throws -> Replica) async -> PropertyViolation? {
         do {
-            return try check(history, properties: properties, makeReplica: makeReplica).first
+            return try await check(history, properties: properties, makeReplica: makeReplica).first
         } catch {
             let property = properties.min { $0.rawValue < $1.rawValue } ?? .mergesMatchModel
             return PropertyViolation(property, step: nil, "a replica threw \(error)")
@@ -73,15 +73,15 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     /// Plays every operation, checking properties 1, 3 and 5 as it goes.
     ///
     /// - Throws: Whatever a replica throws.
-    public mutating func playOperations() throws {
+    public mutating func playOperations() async throws {
         for (index, operation) in history.operations.enumerated() {
             step = index
-            try play(operation, at: index)
+            try await play(operation, at: index)
         }
         step = nil
     }
 
-    mutating func play(_ operation: FuzzOperation, at step: Int) throws {
+    mutating func play(_ operation: FuzzOperation, at step: Int) async throws {
         switch operation {
         case let .write(replica, base, time, edits):
             let r = replicaIndex(replica)
@@ -103,7 +103,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         case let .exchange(from, to, upTo):
             let sender = replicaIndex(from), receiver = replicaIndex(to)
             guard sender != receiver, !held[sender].isEmpty else { return }
-            try exchange(from: sender, to: receiver, upTo: upTo.flatMap { pick(sender, $0) })
+            try await exchange(from: sender, to: receiver, upTo: upTo.flatMap { pick(sender, $0) })
         }
     }
 
@@ -155,8 +155,8 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         return result
     }
 
-    mutating func exchange(from sender: Int, to receiver: Int, upTo version: Version.ID?) throws {
-        try replicas[receiver].receive(from: replicas[sender], upTo: version)
+    mutating func exchange(from sender: Int, to receiver: Int, upTo version: Version.ID?) async throws {
+        try await replicas[receiver].receive(from: replicas[sender], upTo: version)
         let expected = version.map { model.ancestors(of: $0) } ?? heldSets[sender]
         let missing = expected.subtracting(heldSets[receiver])
         let received = try absorbNewVersions(of: receiver)

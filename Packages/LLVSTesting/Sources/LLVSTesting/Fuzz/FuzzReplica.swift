@@ -41,7 +41,7 @@ public protocol FuzzReplica: AnyObject {
 
     /// Receives the versions of `sender` this replica lacks — all of them, or only
     /// `version` and its ancestors — through the replica's exchange path.
-    func receive(from sender: Self, upTo version: Version.ID?) throws
+    func receive(from sender: Self, upTo version: Version.ID?) async throws
 
     /// The same replica opened again from its storage, as after an app restart.
     func reopened() throws -> Self

@@ -8,18 +8,18 @@
 /// the versions a replica holds.
 public struct HistoryShrinker {
     /// Whether a history still fails.
-    public let fails: (FuzzHistory) -> Bool
+    public let fails: (FuzzHistory) async -> Bool
 
     /// The number of candidates the last ``shrink(_:)`` tried.
     public private(set) var attempts = 0
 
     /// Creates a shrinker around a failure test.
-    public init(fails: @escaping (FuzzHistory) -> Bool) {
+    public init(fails: @escaping (FuzzHistory) async -> Bool) {
         self.fails = fails
     }
 
     /// The smallest failing history found from `history`, which must fail.
-    public mutating func shrink(_ history: FuzzHistory, maximumAttempts: Int = 20_000) -> FuzzHistory {
+    public mutating func shrink(_ history: FuzzHistory, maximumAttempts: Int = 20_000) async -> FuzzHistory {
         var current = history
         attempts = 0
         var improved = true
@@ -27,7 +27,7 @@ public struct HistoryShrinker {
             improved = false
             for candidate in candidates(of: current) {
                 attempts += 1
-                if fails(candidate) {
+                if await fails(candidate) {
                     current = candidate
                     improved = true
                     break
