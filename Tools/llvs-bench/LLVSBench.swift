@@ -4,7 +4,7 @@ import Foundation
 /// `llvs-bench`: runs the workloads of BENCHMARKS.md and prints one JSON object per figure
 /// on stdout, then a table on stderr. Build in release: `swift run -c release llvs-bench`.
 @main
-struct LLVSBench: ParsableCommand {
+struct LLVSBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "llvs-bench",
         abstract: "Runs the BENCHMARKS.md workloads and prints JSON lines (stdout) and a table (stderr).",
@@ -32,12 +32,12 @@ struct LLVSBench: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let report = Report(scale: scale)
         let workloads = Workload.all
         for workload in workloads where self.workload.isEmpty || self.workload.contains(workload.id) {
             for backend in workload.backends where self.backend == nil || self.backend == backend {
-                try workload.run(backend, scale, report)
+                try await workload.run(backend, scale, report)
                 report.record(workload.id, backend, "peak_rss_bytes", Double(peakResidentBytes()), unit: "bytes")
             }
         }
@@ -54,7 +54,7 @@ enum Scale: String, ExpressibleByArgument, CaseIterable {
 struct Workload {
     var id: String
     var backends: [String]
-    var run: (_ backend: String, _ scale: Scale, _ report: Report) throws -> Void
+    var run: (_ backend: String, _ scale: Scale, _ report: Report) async throws -> Void
 
     static var all: [Workload] {
         let valueStores = ValueStoreWorkloads()
@@ -70,6 +70,7 @@ struct Workload {
                 backend == "history" ? try HistoryWorkloads.historyLoad(backend: backend, scale: scale, report: report)
                     : try DepthWorkloads.w5(backend: backend, scale: scale, report: report)
             },
+            Workload(id: "W6", backends: ["file", "memory"], run: ExchangeWorkloads.w6),
             Workload(id: "W7", backends: ["file", "memory"], run: DepthWorkloads.w7),
         ]
     }

@@ -2,9 +2,12 @@ import Foundation
 
 /// Times `body` with the monotonic clock, in milliseconds.
 func milliseconds(_ body: () throws -> Void) rethrows -> Double {
-    let clock = ContinuousClock()
-    let elapsed = try clock.measure(body)
-    return Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+    milliseconds(of: try ContinuousClock().measure(body))
+}
+
+/// A duration in milliseconds.
+func milliseconds(of duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
 }
 
 /// The median of `runs` timings of `body`, in milliseconds (BENCHMARKS.md: median of 3
