@@ -17,14 +17,19 @@ import Testing
     /// n-th `send` or `retrieveValueChanges` call, 3–5 none; odd faults reverse the listing.
     static let steps = zip(Gen.int(in: 0...2), Gen.int(in: 0...7), Gen.int(in: 0...3), Gen.int(in: 0...5)).array(of: 1...25)
 
+    /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run in CI).
+    static func cases(_ count: Int) -> Int {
+        ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
+    }
+
     @Test func storesConvergeWhateverTheInterruptionsAndOrders() async {
-        await propertyCheck(count: 500, input: Self.steps) { steps in
+        await propertyCheck(count: Self.cases(500), input: Self.steps) { steps in
             try await Self.check(steps, backend: .memory)
         }
     }
 
     @Test func storesConvergeThroughASharedDirectory() async {
-        await propertyCheck(count: 60, input: Self.steps) { steps in
+        await propertyCheck(count: Self.cases(60), input: Self.steps) { steps in
             try await Self.check(steps, backend: .fileSystem)
         }
     }
