@@ -46,6 +46,12 @@ let package = Package(
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
             ]
         ),
+        // A helper process for the multi-process and crash tests: it makes versions in its
+        // own store and sends them to a shared directory, printing progress.
+        .executableTarget(
+            name: "llvs-exchange-worker",
+            dependencies: ["LLVSExchange", .product(name: "LLVSStore", package: "LLVSStore")]
+        ),
         .testTarget(
             name: "LLVSExchangeTests",
             dependencies: [

@@ -29,6 +29,8 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     public let store: Store
     /// How often ``newVersionsAvailable`` looks at the directory.
     public let pollingInterval: Duration
+    /// See ``Exchange/maximumBatchByteCount``.
+    public let maximumBatchByteCount: Int
 
     private let log: FileVersionLog
     private let state = Locked<Data?>(nil)
@@ -41,11 +43,14 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     /// Creates an exchange between `store` and the directory at `rootDirectoryURL` (created
     /// on first use).
     ///
-    /// - Parameter pollingInterval: How often ``newVersionsAvailable`` checks the directory.
-    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1)) {
+    /// - Parameters:
+    ///   - pollingInterval: How often ``newVersionsAvailable`` checks the directory.
+    ///   - maximumBatchByteCount: The most bytes of value data per batch (5 MB by default).
+    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumBatchByteCount: Int = 5_000_000) {
         self.rootDirectoryURL = rootDirectoryURL.standardizedFileURL
         self.store = store
         self.pollingInterval = pollingInterval
+        self.maximumBatchByteCount = maximumBatchByteCount
         self.log = FileVersionLog(directoryURL: self.rootDirectoryURL.appendingPathComponent("log", isDirectory: true))
     }
 

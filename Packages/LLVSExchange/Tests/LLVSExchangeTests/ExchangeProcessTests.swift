@@ -1,0 +1,92 @@
+import Foundation
+import LLVSCore
+import LLVSExchange
+import LLVSStore
+import LLVSTesting
+import Testing
+
+/// Real processes on one shared directory: concurrent senders lose nothing, and a sender
+/// killed at a random instant leaves a directory every reader can use; the next send
+/// completes the transfer. The sender is the `llvs-exchange-worker` executable built with
+/// this package.
+@Suite(.serialized) struct ExchangeProcessTests {
+    static var workerURL: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("llvs-exchange-worker")
+    }
+
+    static func startWorker(store: URL, exchange: URL, name: String, count: Int) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = workerURL
+        process.arguments = [store.path, exchange.path, name, String(count)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
+    /// Reads lines from `pipe` until one satisfies `done`.
+    static func waitForLine(_ pipe: Pipe, where done: (String) -> Bool) {
+        var buffer = ""
+        while true {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { return }
+            buffer += String(decoding: data, as: UTF8.self)
+            if buffer.split(separator: "\n").contains(where: { done(String($0)) }) { return }
+        }
+    }
+
+    @Test func concurrentSenderProcessesLoseNothing() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.workerURL.path), "build the package first: \(Self.workerURL.path)")
+        let shared = try makeSharedDirectory()
+        let stores = try (0..<4).map { _ in try TemporaryDirectory(prefix: "llvs-exchange-worker") }
+        let workers = try stores.enumerated().map { try Self.startWorker(store: $1.url, exchange: shared.url, name: "w\($0)", count: 30) }
+        for (process, output) in workers {
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let reader = try Replica("reader")
+        #expect(try await FileSystemExchange(rootDirectoryURL: shared.url, store: reader.store).retrieve().count == 120)
+        for index in 0..<4 {
+            let heads = reader.store.queryHistory { $0.headIdentifiers }
+            let found = try heads.contains { try reader.store.value(idString: "w\(index)-29", at: $0) != nil }
+            #expect(found, "worker \(index)'s last value arrived")
+        }
+    }
+
+    @Test func sendersKilledMidTransferLeaveAUsableDirectory() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let kills = 12
+        var interrupted = 0
+        for round in 0..<kills {
+            let shared = try makeSharedDirectory()
+            let storeDirectory = try TemporaryDirectory(prefix: "llvs-exchange-killed")
+            let (process, output) = try Self.startWorker(store: storeDirectory.url, exchange: shared.url, name: "k\(round)", count: 60)
+            Self.waitForLine(output) { $0.hasPrefix("sent ") && $0 != "sent 0" }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &generator)))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            // Whatever the instant, a reader retrieves a consistent prefix without error.
+            let source = try Store(rootDirectoryURL: storeDirectory.url)
+            let early = try Replica("early")
+            let partial = try await FileSystemExchange(rootDirectoryURL: shared.url, store: early.store).retrieve()
+            #expect(partial.count <= 60)
+            if partial.count < 60 { interrupted += 1 }
+            for id in partial {
+                #expect(try early.store.valueReferences(at: id) == source.valueReferences(at: id), "round \(round): version \(id)")
+            }
+
+            // A new sender process completes the transfer.
+            let (resumed, resumedOutput) = try Self.startWorker(store: storeDirectory.url, exchange: shared.url, name: "k\(round)", count: 60)
+            _ = resumedOutput.fileHandleForReading.readDataToEndOfFile()
+            resumed.waitUntilExit()
+            #expect(resumed.terminationStatus == 0)
+            let complete = try await FileSystemExchange(rootDirectoryURL: shared.url, store: early.store).retrieve()
+            #expect(partial.count + complete.count == 60, "round \(round): \(partial.count) then \(complete.count)")
+            #expect(early.versionIds == source.queryHistory { Set($0.allVersionIdentifiers) })
+        }
+        print("\(interrupted) of \(kills) senders were killed before the transfer finished")
+        #expect(interrupted >= kills / 2, "the kills must land mid-transfer to test anything")
+    }
+}
