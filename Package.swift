@@ -29,7 +29,8 @@ let libraries: [(name: String, dependencies: [Target.Dependency], package: Strin
     ("LLVSStoreTesting", ["LLVSCore", "LLVSZones", "LLVSStore", "LLVSTesting"], "LLVSStore"),
     ("LLVSExchange", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore", crypto], nil),
     ("LLVSExchangeTesting", ["LLVSCore", "LLVSExchange", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], "LLVSExchange"),
-    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange"], nil),
+    ("LLVSCoordinator", ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], nil),
+    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSCoordinator"], nil),
 ]
 
 let package = Package(

@@ -18,6 +18,7 @@ let package = Package(
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
         .package(path: "../LLVSExchange"),
+        .package(path: "../LLVSCoordinator"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -31,6 +32,7 @@ let package = Package(
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
+                .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
             ]
         ),
         .testTarget(

@@ -2,6 +2,7 @@
 // module is also a product of its own, for users who want only part of LLVS. (Test support,
 // LLVSTesting, is a separate product and is not re-exported.)
 
+@_exported import LLVSCoordinator
 @_exported import LLVSCore
 @_exported import LLVSExchange
 @_exported import LLVSHistory

@@ -40,3 +40,23 @@ import LLVS
         #expect(Digest.of("A").hex.count == 64)
     }
 }
+
+/// Exchanges and the coordinator through `import LLVS` alone, spelled as in the reference
+/// README's Quick Start (with a shared directory in place of CloudKit).
+@Suite struct ExchangeReexportTests {
+    @Test func theQuickStartCompilesAndSyncs() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-reexport-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let storeCoordinator = try StoreCoordinator(withStoreDirectoryAt: root.appendingPathComponent("store"),
+                                                    cacheDirectoryAt: root.appendingPathComponent("cache"))
+        let exchange = FileSystemExchange(rootDirectoryURL: root.appendingPathComponent("shared"), store: storeCoordinator.store)
+        storeCoordinator.exchange = exchange
+        let messageId = Value.ID("MESSAGE")
+        try storeCoordinator.save(updating: [Value(id: messageId, data: "Hello".data(using: .utf8)!)])
+        try await storeCoordinator.exchange()
+        storeCoordinator.merge()
+        #expect(try storeCoordinator.value(id: messageId).map { String(decoding: $0.data, as: UTF8.self) } == "Hello")
+        #expect(SnapshotPolicy.auto.minimumNewVersions == 20)
+        #expect(try await exchange.retrieveAllVersionIdentifiers().count == 2, "the shared empty root and the save")
+    }
+}

@@ -37,6 +37,24 @@ extension StoreCoordinator {
         }
     }
 
+    /// Exchanges, merges the heads into the current version, and — when the merge made a
+    /// version — exchanges again so the merge leaves at once. Replicas that call `sync()`
+    /// in turn settle on one head as soon as nobody saves; with separate `exchange()` and
+    /// `merge()` calls, each replica's newest merge leaves only on its next exchange, so
+    /// replicas that alternate keep merging heads the other has not seen (a merge version
+    /// per round) until one of them exchanges twice.
+    ///
+    /// - Returns: True if the current version changed.
+    /// - Throws: What ``exchange()`` or ``performMerge(metadata:headSelection:)`` throws.
+    @discardableResult
+    public func sync(metadata: Version.Metadata? = nil, headSelection: Store.MergeHeadSelection = .allExceptBranches) async throws -> Bool {
+        try await exchange()
+        let before = store.queryHistory { $0.count }
+        let changed = try performMerge(metadata: metadata, headSelection: headSelection)
+        if store.queryHistory({ $0.count }) > before { try await exchange() }
+        return changed
+    }
+
     /// Waits for the turn of `ticket`, then exchanges.
     private func runExchange(ticket: UInt64) async throws {
         await turns.waitForTurn(ticket)

@@ -54,6 +54,30 @@ import Testing
         #expect(versionIds(of: a.coordinator.store) == versionIds(of: b.coordinator.store))
     }
 
+    /// Alternating `exchange()` then `merge()` keeps making merge versions (each replica
+    /// merges a head the other has not seen); `sync()` sends its merge at once, so the
+    /// replicas settle on one head.
+    @Test func alternatingSyncsSettleOnOneHead() async throws {
+        let shared = try TemporaryDirectory(prefix: "llvs-coordinator-shared")
+        let a = try SyncedReplica("a", sharedDirectory: shared.url)
+        let b = try SyncedReplica("b", sharedDirectory: shared.url)
+        try b.post("b1")
+        try await b.coordinator.exchange()
+        try a.post("a1")
+        try b.post("b2")
+        for _ in 0..<2 {
+            try await a.coordinator.sync()
+            try await b.coordinator.sync()
+        }
+        let settled = versionIds(of: a.coordinator.store)
+        try await a.coordinator.sync()
+        try await b.coordinator.sync()
+        #expect(versionIds(of: a.coordinator.store) == settled, "no new merge versions once settled")
+        #expect(versionIds(of: b.coordinator.store) == settled)
+        #expect(a.coordinator.currentVersion == b.coordinator.currentVersion)
+        #expect(a.coordinator.store.queryHistory { $0.headIdentifiers } == [a.coordinator.currentVersion])
+    }
+
     @Test func theCompletionHandlerFormCallsBack() async throws {
         let shared = try TemporaryDirectory(prefix: "llvs-coordinator-shared")
         let a = try SyncedReplica("a", sharedDirectory: shared.url)

@@ -1,0 +1,55 @@
+import Foundation
+import LLVSCore
+import LLVSExchange
+import LLVSStore
+import LLVSTesting
+import LLVSZones
+import Testing
+
+/// The in-process exchange: the same algorithm over a shared space.
+@Suite struct MemoryExchangeTests {
+    func memoryStore() throws -> (TemporaryDirectory, Store) {
+        let directory = try TemporaryDirectory()
+        return (directory, try Store(rootDirectoryURL: directory.url, storage: MemoryStorage()))
+    }
+
+    @Test func storesInOneProcessSyncThroughASpace() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
+        let first = try a.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "x", data: Data("1".utf8))])
+        try a.makeVersion(basedOnPredecessor: first.id, updating: [Value(idString: "x", data: Data("2".utf8))])
+        #expect(try await MemoryExchange(space: space, store: a).send().count == 2)
+        #expect(space.versionCount == 2)
+        let exchangeB = MemoryExchange(space: space, store: b)
+        #expect(try await exchangeB.retrieve().count == 2)
+        #expect(try b.value(idString: "x", at: try #require(b.mostRecentHead).id)?.data == Data("2".utf8))
+        #expect(try await exchangeB.send().isEmpty, "b knows the space holds everything it has")
+    }
+
+    @Test func listenersHearOfVersionsTheirStoreLacks() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
+        let watcher = MemoryExchange(space: space, store: b)
+        var signals = watcher.newVersionsAvailable.makeAsyncIterator()
+        try a.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "x", data: Data("1".utf8))])
+        try await MemoryExchange(space: space, store: a).send()
+        let signal: Void? = await signals.next()
+        #expect(signal != nil)
+        #expect(try await watcher.retrieve().count == 1)
+    }
+
+    @Test func aCursorFromAnotherSpaceRestartsTheListing() async throws {
+        let (_, a) = try memoryStore()
+        try a.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "x", data: Data("1".utf8))])
+        let first = MemoryExchange(space: MemoryExchangeSpace(), store: a)
+        try await first.send()
+        let page = try await first.retrieveVersionIdentifiers(after: nil)
+        let other = MemoryExchange(space: MemoryExchangeSpace(), store: a)
+        let restarted = try await other.retrieveVersionIdentifiers(after: page.cursor)
+        #expect(restarted.isCompleteListing)
+        #expect(restarted.versionIds.isEmpty)
+        // The exchange state carried over from the first space does not stop a full send.
+        other.restorationState = first.restorationState
+        #expect(try await other.send().count == 1)
+    }
+}
