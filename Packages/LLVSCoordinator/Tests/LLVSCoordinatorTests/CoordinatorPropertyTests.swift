@@ -62,8 +62,13 @@ import Testing
     /// is sent only by its next exchange, after the other replica has merged a different
     /// set of heads, so each round makes new merge versions until one replica exchanges
     /// twice in a row.)
+    /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run in CI).
+    static func cases(_ count: Int) -> Int {
+        ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
+    }
+
     @Test func randomSyncSessionsConverge() async {
-        await propertyCheck(count: 300, input: Self.steps) { steps in
+        await propertyCheck(count: Self.cases(300), input: Self.steps) { steps in
             do {
                 let pair = try makePair { MemoryStorage() }
                 let (a, b) = (pair.coordinators[0], pair.coordinators[1])
@@ -83,7 +88,7 @@ import Testing
 
     /// 40 cases on file storage, where the current version must also survive a relaunch.
     @Test func randomSyncSessionsConvergeOnFileStorageAndReopen() async {
-        await propertyCheck(count: 40, input: Self.steps) { steps in
+        await propertyCheck(count: Self.cases(40), input: Self.steps) { steps in
             do {
                 let pair = try makePair { FileStorage() }
                 try await play(steps, on: pair.coordinators)
