@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import LLVSZones
+
+/// The opened database of one store, shared by its zones and version log.
+final class SQLiteDatabase: Sendable {
+    let pool: DatabasePool
+    let path: String
+
+    private init(pool: DatabasePool, path: String) {
+        self.pool = pool
+        self.path = path
+    }
+
+    /// The schema, one GRDB migration per change (SPEC.md, "SQLite storage"). Never edit a
+    /// registered migration: add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // zone: 0 values, 1 maps. Items are never updated or deleted.
+            try db.execute(sql: """
+                CREATE TABLE zone_item (
+                    zone INTEGER NOT NULL,
+                    version TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    data BLOB NOT NULL,
+                    PRIMARY KEY (zone, version, key)
+                ) WITHOUT ROWID;
+                CREATE TABLE version_record (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    record BLOB NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+
+    /// Opens (creating and migrating if needed) the database in `rootDirectoryURL`.
+    static func open(rootDirectoryURL: URL, busyTimeout: TimeInterval) throws -> SQLiteDatabase {
+        let path = rootDirectoryURL.appendingPathComponent(SQLiteStorage.databaseFileName).path
+        do {
+            try FileManager.default.createDirectory(at: rootDirectoryURL, withIntermediateDirectories: true)
+        } catch {
+            throw ZoneError.io(operation: "create directory", path: rootDirectoryURL.path, reason: "\(error)")
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "LLVS store"
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw describe(error, path: path, operation: "open")
+        }
+        let migrator = Self.migrator
+        do {
+            let superseded = try pool.read { db in try migrator.hasBeenSuperseded(db) }
+            if superseded {
+                let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+                throw ZoneError.unsupportedFormat(path: path, found: "schema migrations \(applied.sorted()) from a newer LLVS")
+            }
+            try migrator.migrate(pool)
+        } catch let error as ZoneError {
+            throw error
+        } catch {
+            throw describe(error, path: path, operation: "open")
+        }
+        return SQLiteDatabase(pool: pool, path: path)
+    }
+
+    /// The zone error for an SQLite failure: a file that is not a database is an
+    /// unsupported format, anything else an I/O failure naming the file.
+    static func describe(_ error: any Error, path: String, operation: String) -> ZoneError {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB:
+                return .unsupportedFormat(path: path, found: "a file that is not an SQLite database")
+            case .SQLITE_CORRUPT:
+                return .corrupt(path: path, reason: error.message ?? "SQLite reports a malformed database")
+            default:
+                return .io(operation: operation, path: path, reason: error.description)
+            }
+        }
+        return .io(operation: operation, path: path, reason: "\(error)")
+    }
+
+    /// Runs a read, converting errors.
+    func read<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as ZoneError {
+            throw error
+        } catch {
+            throw Self.describe(error, path: path, operation: operation)
+        }
+    }
+
+    /// Runs a write transaction, converting errors.
+    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as ZoneError {
+            throw error
+        } catch {
+            throw Self.describe(error, path: path, operation: operation)
+        }
+    }
+}

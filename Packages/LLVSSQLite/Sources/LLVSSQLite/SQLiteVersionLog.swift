@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+import LLVSZones
+
+/// The version log as the `version_record` table: records in the order they were
+/// committed; a cursor is the last sequence number read (`positions["sqlite"]`).
+final class SQLiteVersionLog: VersionLog {
+    static let cursorKey = "sqlite"
+
+    let database: SQLiteDatabase
+
+    init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    /// Appends the records in one transaction (durable once it commits).
+    func append(_ records: [Data]) throws {
+        guard !records.isEmpty else { return }
+        try database.write("append to the version log of") { db in
+            let statement = try db.cachedStatement(sql: "INSERT INTO version_record (record) VALUES (?)")
+            for record in records { try statement.execute(arguments: [record]) }
+        }
+    }
+
+    /// The records committed after `cursor`, in commit order.
+    func records(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
+        let start = cursor.positions[Self.cursorKey] ?? 0
+        let rows = try database.read("read the version log of") { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT sequence, record FROM version_record WHERE sequence > ? ORDER BY sequence"),
+                             arguments: [start])
+        }
+        var next = cursor
+        var records: [Data] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            let data: Data? = row["record"]
+            guard let data else {
+                throw ZoneError.corrupt(path: database.path, reason: "version record \(row["sequence"] as Int? ?? -1) has no data")
+            }
+            records.append(data)
+            next.positions[Self.cursorKey] = row["sequence"]
+        }
+        return (records, next)
+    }
+}
