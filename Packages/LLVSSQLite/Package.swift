@@ -16,6 +16,7 @@ let package = Package(
         .package(path: "../LLVSZones"),
         .package(path: "../LLVSTesting"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -25,6 +26,7 @@ let package = Package(
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
@@ -35,6 +37,7 @@ let package = Package(
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -95,6 +95,17 @@ final class SQLiteDatabase: Sendable {
         }
     }
 
+    /// Runs statements outside an implicit transaction (VACUUM, ATTACH), converting errors.
+    func writeWithoutTransaction<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.writeWithoutTransaction(body)
+        } catch let error as ZoneError {
+            throw error
+        } catch {
+            throw Self.describe(error, path: path, operation: operation)
+        }
+    }
+
     /// Runs a write transaction, converting errors.
     func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
         do {

@@ -1,0 +1,115 @@
+import Crypto
+import Foundation
+import GRDB
+import LLVSCore
+import LLVSZones
+
+/// Snapshots of an SQLite store (SPEC.md, "SQLite snapshot archive"): SQLite's
+/// `VACUUM INTO` makes a consistent, compact copy of the database while writers carry on;
+/// the archive is that copy framed with its length and SHA-256:
+///
+/// ```
+/// "LLVSSQL1"  u64 LE length  database bytes  SHA-256 of the database bytes (32 bytes)
+/// ```
+///
+/// Restoring reads and checks the whole archive into a staging file, opens it and checks it
+/// (SQLite's `integrity_check`, a schema this LLVS knows), and only then copies its items and
+/// version records into the store's database in one transaction, so every restored version
+/// becomes visible at once and a bad archive leaves the store untouched.
+extension SQLiteStorage: SnapshotCapable {
+    static let archiveMagic = Array("LLVSSQL1".utf8)
+
+    /// `"llvs-sqlite-archive-1"`.
+    public var snapshotFormat: String { "llvs-sqlite-archive-1" }
+
+    /// Writes a `VACUUM INTO` copy of the database as an archive.
+    ///
+    /// - Throws: ``ZoneError`` when the database cannot be copied or read, or what `sink` throws.
+    public func writeSnapshot(ofStoreAt rootDirectoryURL: URL, to sink: (Data) throws -> Void) throws -> SnapshotArchiveSummary {
+        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout)
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-sqlite-snapshot-\(DurableFile.uniqueName()).sqlite")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try database.writeWithoutTransaction("copy") { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [copy.path])
+        }
+        guard let bytes = FileManager.default.contents(atPath: copy.path) else {
+            throw ZoneError.io(operation: "read", path: copy.path, reason: "the database copy is missing")
+        }
+        let versionCount = try DatabaseQueue(path: copy.path).read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_record") ?? 0
+        }
+        var header = ByteWriter(capacity: 16)
+        header.append(contentsOf: Self.archiveMagic)
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { header.append(contentsOf: $0) }
+        try sink(header.data)
+        try sink(bytes)
+        try sink(Data(SHA256.hash(data: bytes)))
+        return SnapshotArchiveSummary(versionRecordCount: versionCount, entryCount: 1, byteCount: Int64(16 + bytes.count + 32))
+    }
+
+    /// Checks the archive completely, then copies its items and records into the store.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the archive for a bad magic, a
+    ///   truncation, a checksum mismatch, a database that fails SQLite's integrity check or
+    ///   has an unknown schema; ``ZoneError/io(operation:path:reason:)``.
+    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?) throws -> SnapshotArchiveSummary {
+        var archive = Data()
+        while let piece = try source() { archive.append(piece) }
+        let location = "SQLite snapshot archive"
+        guard archive.count >= 16 + 32, Array(archive.prefix(8)) == Self.archiveMagic else {
+            throw ZoneError.corrupt(path: location, reason: "not an LLVS SQLite snapshot archive (bad magic or too short)")
+        }
+        let length = archive[archive.startIndex + 8 ..< archive.startIndex + 16].enumerated()
+            .reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        guard length == UInt64(archive.count - 48) else {
+            throw ZoneError.corrupt(path: location, reason: "declares \(length) database bytes, holds \(archive.count - 48)")
+        }
+        let bytes = archive.subdata(in: archive.startIndex + 16 ..< archive.endIndex - 32)
+        guard Array(SHA256.hash(data: bytes)) == Array(archive.suffix(32)) else {
+            throw ZoneError.corrupt(path: location, reason: "the database bytes fail their SHA-256 checksum")
+        }
+        let root = rootDirectoryURL.standardizedFileURL
+        let database = try SQLiteDatabase.open(rootDirectoryURL: root, busyTimeout: busyTimeout)
+        let staged = root.appendingPathComponent(".snapshot-restore-\(DurableFile.uniqueName()).sqlite")
+        defer { try? FileManager.default.removeItem(at: staged) }
+        do {
+            try bytes.write(to: staged)
+        } catch {
+            throw ZoneError.io(operation: "write", path: staged.path, reason: "\(error)")
+        }
+        let versionCount = try Self.checkStagedDatabase(at: staged, location: location)
+        try database.writeWithoutTransaction("restore a snapshot into") { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS snapshot", arguments: [staged.path])
+            defer { try? db.execute(sql: "DETACH DATABASE snapshot") }
+            try db.inTransaction {
+                try db.execute(sql: "INSERT OR IGNORE INTO zone_item (zone, version, key, data) SELECT zone, version, key, data FROM snapshot.zone_item")
+                try db.execute(sql: "INSERT INTO version_record (record) SELECT record FROM snapshot.version_record ORDER BY sequence")
+                return .commit
+            }
+        }
+        return SnapshotArchiveSummary(versionRecordCount: versionCount, entryCount: 1, byteCount: Int64(archive.count))
+    }
+
+    /// Opens a staged database read-only and checks it; returns its number of version records.
+    private static func checkStagedDatabase(at url: URL, location: String) throws -> Int {
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            return try DatabaseQueue(path: url.path, configuration: configuration).read { db in
+                let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                guard integrity == ["ok"] else {
+                    throw ZoneError.corrupt(path: location, reason: "SQLite integrity check: \(integrity.prefix(3).joined(separator: "; "))")
+                }
+                let migrator = SQLiteDatabase.migrator
+                guard try migrator.hasCompletedMigrations(db), try !migrator.hasBeenSuperseded(db) else {
+                    throw ZoneError.corrupt(path: location, reason: "the database has a schema this LLVS does not know")
+                }
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_record") ?? 0
+            }
+        } catch let error as ZoneError {
+            throw error
+        } catch {
+            throw ZoneError.corrupt(path: location, reason: "the database cannot be read: \(error)")
+        }
+    }
+}
