@@ -13,6 +13,7 @@ import PackageDescription
 let collections = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 
 /// The libraries of the packages under Packages/, with their dependencies; `package` names
@@ -21,16 +22,17 @@ let libraries: [(name: String, dependencies: [Target.Dependency], package: Strin
     ("LLVSCore", [], nil),
     ("LLVSHistory", ["LLVSCore", collections], nil),
     ("LLVSZones", ["LLVSCore", crypto], nil),
+    ("LLVSSQLite", ["LLVSCore", "LLVSZones", grdb, crypto], nil),
     ("LLVSMap", ["LLVSCore", "LLVSZones", crypto], nil),
     ("LLVSMerge", ["LLVSCore"], nil),
     ("LLVSStore", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", crypto], nil),
     ("LLVSTesting", ["LLVSCore", "LLVSZones"], nil),
     ("LLVSTestingGenerators", ["LLVSCore", "LLVSTesting", propertyBased], "LLVSTesting"),
-    ("LLVSStoreTesting", ["LLVSCore", "LLVSZones", "LLVSStore", "LLVSTesting"], "LLVSStore"),
+    ("LLVSStoreTesting", ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSStore", "LLVSTesting"], "LLVSStore"),
     ("LLVSExchange", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore", crypto], nil),
     ("LLVSExchangeTesting", ["LLVSCore", "LLVSExchange", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], "LLVSExchange"),
     ("LLVSCoordinator", ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], nil),
-    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSCoordinator"], nil),
+    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSCoordinator"], nil),
 ]
 
 let package = Package(
@@ -46,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: libraries.map {
         .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.package ?? $0.name)/Sources/\($0.name)")

@@ -19,6 +19,7 @@ let package = Package(
         .package(path: "../LLVSStore"),
         .package(path: "../LLVSExchange"),
         .package(path: "../LLVSCoordinator"),
+        .package(path: "../LLVSSQLite"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -33,6 +34,7 @@ let package = Package(
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
+                .product(name: "LLVSSQLite", package: "LLVSSQLite"),
             ]
         ),
         .testTarget(

@@ -20,6 +20,7 @@ let package = Package(
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
         .package(path: "../LLVSTesting"),
+        .package(path: "../LLVSSQLite"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -57,6 +58,8 @@ let package = Package(
             dependencies: [
                 "LLVSExchange",
                 "LLVSExchangeTesting",
+                .product(name: "LLVSStoreTesting", package: "LLVSStore"),
+                .product(name: "LLVSSQLite", package: "LLVSSQLite"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),

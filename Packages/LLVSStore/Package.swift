@@ -19,6 +19,7 @@ let package = Package(
         .package(path: "../LLVSMap"),
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSTesting"),
+        .package(path: "../LLVSSQLite"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -42,6 +43,7 @@ let package = Package(
                 "LLVSStore",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSSQLite", package: "LLVSSQLite"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
             ]
         ),

@@ -8,5 +8,6 @@
 @_exported import LLVSHistory
 @_exported import LLVSMap
 @_exported import LLVSMerge
+@_exported import LLVSSQLite
 @_exported import LLVSStore
 @_exported import LLVSZones

@@ -72,7 +72,7 @@ public final class ExchangeReplica: FuzzReplica {
             let space = MemoryExchangeSpace()
             channel = Channel(sending: MemoryExchange(space: space, store: sender.base.store),
                               receiving: MemoryExchange(space: space, store: base.store), directory: nil)
-        case .file:
+        case .file, .sqlite:
             let directory = try TemporaryDirectory(prefix: "llvs-fuzz-exchange")
             channel = Channel(sending: FileSystemExchange(rootDirectoryURL: directory.url, store: sender.base.store),
                               receiving: FileSystemExchange(rootDirectoryURL: directory.url, store: base.store), directory: directory)

@@ -2,6 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSExchange
 import LLVSMerge
+import LLVSSQLite
 import LLVSStore
 import LLVSTesting
 import LLVSZones
@@ -24,27 +25,42 @@ import Testing
 
     @Test func storesConvergeWhateverTheInterruptionsAndOrders() async {
         await propertyCheck(count: Self.cases(500), input: Self.steps) { steps in
-            try await Self.check(steps, backend: .memory)
+            try await Self.check(steps, setup: .memory)
         }
     }
 
     @Test func storesConvergeThroughASharedDirectory() async {
         await propertyCheck(count: Self.cases(60), input: Self.steps) { steps in
-            try await Self.check(steps, backend: .fileSystem)
+            try await Self.check(steps, setup: .fileSystem)
         }
     }
 
-    enum Backend { case memory, fileSystem }
+    @Test func sqliteStoresConvergeThroughASharedDirectory() async {
+        await propertyCheck(count: Self.cases(30), input: Self.steps) { steps in
+            try await Self.check(steps, setup: .sqliteThroughFileSystem)
+        }
+    }
 
-    static func check(_ steps: [(Int, Int, Int, Int)], backend: Backend) async throws {
+    /// Memory stores over a `MemoryExchangeSpace`; file or SQLite stores over a shared directory.
+    enum Setup { case memory, fileSystem, sqliteThroughFileSystem }
+
+    static func check(_ steps: [(Int, Int, Int, Int)], setup: Setup) async throws {
         let directories = try (0..<3).map { _ in try TemporaryDirectory(prefix: "llvs-exchange-property") }
-        let stores = try directories.map { try Store(rootDirectoryURL: $0.url, storage: backend == .memory ? MemoryStorage() : FileStorage()) }
+        let stores = try directories.map { directory -> Store in
+            let storage: any Storage
+            switch setup {
+            case .memory: storage = MemoryStorage()
+            case .fileSystem: storage = FileStorage()
+            case .sqliteThroughFileSystem: storage = SQLiteStorage()
+            }
+            return try Store(rootDirectoryURL: directory.url, storage: storage)
+        }
         let shared = try TemporaryDirectory(prefix: "llvs-exchange-property-shared")
         let space = MemoryExchangeSpace()
         let exchanges: [any Exchange] = stores.map { store -> any Exchange in
-            switch backend {
+            switch setup {
             case .memory: return MemoryExchange(space: space, store: store)
-            case .fileSystem: return FileSystemExchange(rootDirectoryURL: shared.url, store: store)
+            case .fileSystem, .sqliteThroughFileSystem: return FileSystemExchange(rootDirectoryURL: shared.url, store: store)
             }
         }
         let arbiter = MostRecentChangeFavoringArbiter()

@@ -8,17 +8,18 @@ import Testing
 /// Interrupted transfers, out-of-order arrival and damaged files in the shared directory.
 @Suite struct ExchangeRobustnessTests {
     /// A store with a linear history of `count` versions and one branch off the middle.
-    func storeWithHistory(_ count: Int) throws -> Replica {
-        let replica = try Replica("source")
+    func storeWithHistory(_ count: Int, backend: Backend = .file) throws -> Replica {
+        let replica = try Replica("source", backend: backend)
         var versions: [Version] = []
         for step in 0..<count { versions.append(try replica.save(["k\(step % 4)": "value \(step)"])) }
         try replica.save(["side": "branch"], basedOn: versions[count / 2].id)
         return replica
     }
 
-    @Test func anInterruptedSendIsCompletedByTheNextOne() async throws {
+    @Test(arguments: Backend.allCases)
+    func anInterruptedSendIsCompletedByTheNextOne(backend: Backend) async throws {
         let shared = try makeSharedDirectory()
-        let source = try storeWithHistory(12)
+        let source = try storeWithHistory(12, backend: backend)
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
         // Batches of one version; the transport drops on the fifth batch.
         let faulty = FaultyExchange(exchange, failing: ("send", 5), maximumBatchByteCount: 1)
@@ -37,12 +38,13 @@ import Testing
         #expect(try late.texts(at: source.store.mostRecentHead?.id) == source.texts())
     }
 
-    @Test func anInterruptedRetrieveIsCompletedByTheNextOne() async throws {
+    @Test(arguments: Backend.allCases)
+    func anInterruptedRetrieveIsCompletedByTheNextOne(backend: Backend) async throws {
         let shared = try makeSharedDirectory()
         let source = try storeWithHistory(12)
         try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
 
-        let target = try Replica("target")
+        let target = try Replica("target", backend: backend)
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: target.store)
         let faulty = FaultyExchange(exchange, failing: ("retrieveValueChanges", 3), maximumBatchByteCount: 1)
         await #expect(throws: InjectedFault(call: "retrieveValueChanges")) { try await faulty.retrieve() }
@@ -50,7 +52,7 @@ import Testing
         #expect(exchange.restorationState == nil, "the cursor is not advanced past versions not yet added")
 
         // The store is valid and reopens; the next retrieve adds the rest.
-        _ = try Store(rootDirectoryURL: target.directory.url)
+        _ = try Store(rootDirectoryURL: target.directory.url, storage: backend.makeStorage())
         #expect(try await exchange.retrieve().count == 11)
         #expect(target.versionIds == source.versionIds)
     }

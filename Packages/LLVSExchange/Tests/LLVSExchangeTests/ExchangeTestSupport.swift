@@ -2,17 +2,21 @@ import Foundation
 import LLVSCore
 import LLVSExchange
 import LLVSStore
+import LLVSStoreTesting
 import LLVSTesting
 import Testing
 
-/// A store in its own temporary directory (file storage).
+/// The storage backends the exchange tests run against.
+typealias Backend = StoreReplica.Backend
+
+/// A store in its own temporary directory (file storage unless told otherwise).
 final class Replica: Sendable {
     let directory: TemporaryDirectory
     let store: Store
 
-    init(_ name: String = "replica") throws {
+    init(_ name: String = "replica", backend: Backend = .file) throws {
         directory = try TemporaryDirectory(prefix: "llvs-exchange-\(name)")
-        store = try Store(rootDirectoryURL: directory.url)
+        store = try Store(rootDirectoryURL: directory.url, storage: backend.makeStorage())
     }
 
     /// Saves `values` (id → text) on `base` (the most recent head by default).

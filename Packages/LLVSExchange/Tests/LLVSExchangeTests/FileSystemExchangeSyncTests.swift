@@ -14,9 +14,10 @@ import Testing
         try await exchange.send()
     }
 
-    @Test func twoStoresConvergeWithConcurrentEdits() async throws {
+    @Test(arguments: Backend.allCases)
+    func twoStoresConvergeWithConcurrentEdits(backend: Backend) async throws {
         let shared = try makeSharedDirectory()
-        let a = try Replica("a"), b = try Replica("b")
+        let a = try Replica("a", backend: backend), b = try Replica("b", backend: backend)
         let exchangeA = FileSystemExchange(rootDirectoryURL: shared.url, store: a.store)
         let exchangeB = FileSystemExchange(rootDirectoryURL: shared.url, store: b.store)
 
@@ -49,9 +50,10 @@ import Testing
         #expect(a.heads == b.heads && a.heads.count == 1)
     }
 
-    @Test func threeStoresConvergeThroughOneDirectory() async throws {
+    @Test(arguments: Backend.allCases)
+    func threeStoresConvergeThroughOneDirectory(backend: Backend) async throws {
         let shared = try makeSharedDirectory()
-        let replicas = try (0..<3).map { try Replica("r\($0)") }
+        let replicas = try (0..<3).map { try Replica("r\($0)", backend: backend) }
         let exchanges = replicas.map { FileSystemExchange(rootDirectoryURL: shared.url, store: $0.store) }
         for round in 0..<4 {
             // Every replica edits concurrently, then each syncs in turn.

@@ -9,8 +9,9 @@ import Testing
 /// Snapshots through the file-system exchange: bootstrap, then incremental sync; damage.
 @Suite struct SnapshotTests {
     /// A source store with `count` versions, sent and snapshotted into `shared`.
-    func publishedSource(_ count: Int, shared: TemporaryDirectory, chunkSize: Int = 1_000) async throws -> (Replica, SnapshotManifest) {
-        let source = try Replica("source")
+    func publishedSource(_ count: Int, shared: TemporaryDirectory, chunkSize: Int = 1_000,
+                         backend: Backend = .file) async throws -> (Replica, SnapshotManifest) {
+        let source = try Replica("source", backend: backend)
         for step in 0..<count { try source.save(["k\(step % 7)": String(repeating: "\(step)", count: 50)]) }
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
         try await exchange.send()
@@ -18,13 +19,14 @@ import Testing
         return (source, manifest)
     }
 
-    @Test func aNewReplicaBootstrapsFromTheSnapshotThenSyncsIncrementally() async throws {
+    @Test(arguments: [Backend.file, .sqlite])
+    func aNewReplicaBootstrapsFromTheSnapshotThenSyncsIncrementally(backend: Backend) async throws {
         let shared = try makeSharedDirectory()
-        let (source, manifest) = try await publishedSource(40, shared: shared)
+        let (source, manifest) = try await publishedSource(40, shared: shared, backend: backend)
         #expect(manifest.versionCount == 40)
         #expect(manifest.chunkCount > 3, "the archive is cut into several chunks")
 
-        let fresh = try Replica("fresh")
+        let fresh = try Replica("fresh", backend: backend)
         let exchange = FaultyExchange(FileSystemExchange(rootDirectoryURL: shared.url, store: fresh.store))
         let reports = Locked([ExchangeProgress]())
         let restored = try await (exchange.inner as? FileSystemExchange)?.restoreSnapshot { report in reports.withLock { $0.append(report) } }
@@ -40,7 +42,7 @@ import Testing
         #expect(added.count == 1)
         #expect(try fresh.texts()["k0"] == "after the snapshot")
         // The restored store reopens with everything.
-        #expect(try Store(rootDirectoryURL: fresh.directory.url).queryHistory { $0.count } == 41)
+        #expect(try Store(rootDirectoryURL: fresh.directory.url, storage: backend.makeStorage()).queryHistory { $0.count } == 41)
     }
 
     @Test func aCorruptChunkIsDetectedAndTheStoreIsLeftUntouched() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSQLite
 import LLVSStore
 import LLVSTesting
 import LLVSZones
@@ -16,6 +17,8 @@ public final class StoreReplica: FuzzReplica {
         case memory
         /// `FileStorage`: zones in files under the store directory.
         case file
+        /// `SQLiteStorage`: zones and version log in one SQLite database.
+        case sqlite
 
         public var description: String { rawValue }
 
@@ -24,6 +27,7 @@ public final class StoreReplica: FuzzReplica {
             switch self {
             case .memory: return MemoryStorage()
             case .file: return FileStorage()
+            case .sqlite: return SQLiteStorage()
             }
         }
     }

@@ -27,5 +27,8 @@ import Testing
     @Test func property4HistoryInvariantsHold() async { await Self.check(.historyInvariants, count: 250) }
     @Test func property5ReplayedChangesRebuildEveryVersion() async { await Self.check(.replayRebuilds, count: 250) }
     @Test func property6DiffsAreConsistent() async { await Self.check(.diffsConsistent, count: 250) }
-    @Test func property7ReopenedFileStoresAreIdentical() async { await Self.check(.reopenIdentical, backend: .file, count: 60) }
+    @Test(arguments: [StoreReplica.Backend.file, .sqlite])
+    func property7ReopenedStoresAreIdentical(backend: StoreReplica.Backend) async {
+        await Self.check(.reopenIdentical, backend: backend, count: 60)
+    }
 }

@@ -1,20 +1,11 @@
 import Foundation
+import LLVSStoreTesting
 import LLVSTesting
 @testable import LLVSStore
 
-/// The storage backends every parameterized store test runs against.
-enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
-    case file, memory
-
-    var description: String { rawValue }
-
-    func makeStorage() -> any Storage {
-        switch self {
-        case .file: return FileStorage()
-        case .memory: return MemoryStorage()
-        }
-    }
-}
+/// The storage backends every parameterized store test runs against: file, memory and
+/// SQLite.
+typealias Backend = StoreReplica.Backend
 
 /// A store in a fresh temporary directory, kept alive with the directory.
 struct TestStore {
