@@ -49,7 +49,7 @@ let package = Package(
         ),
         // A helper process for the multi-process and crash tests: it writes versions to a
         // store directory and prints each identifier once makeVersion has returned.
-        .executableTarget(name: "llvs-store-worker", dependencies: ["LLVSStore"]),
+        .executableTarget(name: "llvs-store-worker", dependencies: ["LLVSStore", .product(name: "LLVSSQLite", package: "LLVSSQLite")]),
         .testTarget(
             name: "LLVSStoreTests",
             dependencies: [
