@@ -31,6 +31,7 @@ final class BenchmarkStore {
         switch backend {
         case "file": storage = FileStorage()
         case "memory": storage = MemoryStorage()
+        case "sqlite": storage = SQLiteStorage()
         default: throw BenchmarkError.unsupportedBackend(backend)
         }
         store = try Store(rootDirectoryURL: directory, storage: storage)

@@ -59,19 +59,20 @@ struct Workload {
     static var all: [Workload] {
         let valueStores = ValueStoreWorkloads()
         return [
-            Workload(id: "W1", backends: ["file", "memory"], run: valueStores.w1),
-            Workload(id: "W2", backends: ["file", "memory"], run: valueStores.w2),
-            Workload(id: "W3", backends: ["file", "memory"], run: valueStores.w3),
-            Workload(id: "W4", backends: ["history", "file", "memory"]) { backend, scale, report in
+            Workload(id: "W1", backends: ["file", "sqlite", "memory"], run: valueStores.w1),
+            Workload(id: "W2", backends: ["file", "sqlite", "memory"], run: valueStores.w2),
+            Workload(id: "W3", backends: ["file", "sqlite", "memory"], run: valueStores.w3),
+            Workload(id: "W4", backends: ["history", "file", "sqlite", "memory"]) { backend, scale, report in
                 backend == "history" ? try HistoryWorkloads.mergeBaseAtDepth(backend: backend, scale: scale, report: report)
                     : try DepthWorkloads.w4(backend: backend, scale: scale, report: report)
             },
-            Workload(id: "W5", backends: ["history", "file", "memory"]) { backend, scale, report in
+            Workload(id: "W5", backends: ["history", "file", "sqlite", "memory"]) { backend, scale, report in
                 backend == "history" ? try HistoryWorkloads.historyLoad(backend: backend, scale: scale, report: report)
                     : try DepthWorkloads.w5(backend: backend, scale: scale, report: report)
             },
-            Workload(id: "W6", backends: ["file", "memory"], run: ExchangeWorkloads.w6),
-            Workload(id: "W7", backends: ["file", "memory"], run: DepthWorkloads.w7),
+            Workload(id: "W6", backends: ["file", "sqlite", "memory"], run: ExchangeWorkloads.w6),
+            Workload(id: "W7", backends: ["file", "sqlite", "memory"], run: DepthWorkloads.w7),
+            Workload(id: "W8", backends: ["file", "sqlite", "memory"], run: LargeVersionWorkloads.w8),
         ]
     }
 }

@@ -25,7 +25,7 @@ final class ValueStoreWorkloads {
         let parameters = ["values": valueCount, "serial_versions": serialCount]
         report.record("W1", backend, "initial_insert_ms", insert, unit: "ms", parameters: parameters)
         report.record("W1", backend, "ms_per_version", serial / Double(serialCount), unit: "ms", parameters: parameters)
-        if backend == "file" {
+        if backend != "memory" {
             let usage = bench.diskUsage()
             report.record("W1", backend, "bytes_on_disk", Double(usage.bytes), unit: "bytes", parameters: parameters)
             report.record("W1", backend, "file_count", Double(usage.files), unit: "files", parameters: parameters)
