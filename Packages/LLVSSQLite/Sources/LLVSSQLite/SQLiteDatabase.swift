@@ -59,13 +59,31 @@ final class SQLiteDatabase: Sendable {
                 let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
                 throw ZoneError.unsupportedFormat(path: path, found: "schema migrations \(applied.sorted()) from a newer LLVS")
             }
-            try migrator.migrate(pool)
+            try migrate(pool, with: migrator)
         } catch let error as ZoneError {
             throw error
         } catch {
             throw describe(error, path: path, operation: "open")
         }
         return SQLiteDatabase(pool: pool, path: path)
+    }
+
+    /// Applies the migrations. Processes opening a new database at the same moment race:
+    /// each reads "nothing applied", and the one whose transaction comes second fails
+    /// (its tables exist by then). A failed attempt is therefore accepted when another
+    /// process has completed the migrations meanwhile, and retried otherwise.
+    private static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                if try pool.read({ db in try migrator.hasCompletedMigrations(db) }) { return }
+                attempt += 1
+                if attempt >= 5 { throw error }
+            }
+        }
     }
 
     /// The zone error for an SQLite failure: a file that is not a database is an
