@@ -9,17 +9,18 @@ import Testing
 /// The seven properties of DESIGN.md section 5, each a named property test over random
 /// multi-replica histories, on the memory, file and SQLite backends.
 ///
-/// Histories per property: 2,000 on the memory backend and 300 on the file and SQLite
-/// backends, whose cases cost twenty times more in system calls (`LLVS_PROPERTY_CASES` and
-/// `LLVS_FILE_PROPERTY_CASES` override them). A failure prints the shrunk history, its
-/// JSON (save it under `Regressions/` once fixed) and the `.fixedSeed("…")` that replays
+/// Histories per property: 2,000 on the memory backend, 300 on the file backend and 100 on
+/// SQLite, whose cases cost far more in system calls (`LLVS_PROPERTY_CASES`,
+/// `LLVS_FILE_PROPERTY_CASES` and `LLVS_SQLITE_PROPERTY_CASES` override them). A failure
+/// prints the shrunk history, its JSON (save it under `Regressions/` once fixed) and the `.fixedSeed("…")` that replays
 /// it (CONTRIBUTING.md).
 @Suite struct ConvergencePropertyTests {
     static func cases(on backend: StoreReplica.Backend) -> Int {
         let environment = ProcessInfo.processInfo.environment
         switch backend {
         case .memory: return environment["LLVS_PROPERTY_CASES"].flatMap(Int.init) ?? 2_000
-        case .file, .sqlite: return environment["LLVS_FILE_PROPERTY_CASES"].flatMap(Int.init) ?? 300
+        case .file: return environment["LLVS_FILE_PROPERTY_CASES"].flatMap(Int.init) ?? 300
+        case .sqlite: return environment["LLVS_SQLITE_PROPERTY_CASES"].flatMap(Int.init) ?? 100
         }
     }
 
