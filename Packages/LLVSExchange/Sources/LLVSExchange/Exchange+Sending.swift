@@ -31,6 +31,7 @@ extension Exchange {
         var report = ExchangeProgress(direction: .send, completedVersionCount: 0, totalVersionCount: toSend.count,
                                       completedByteCount: 0, totalByteCount: toSend.reduce(0) { $0 + Self.estimatedBytes($1) })
         progress?(report)
+        try rememberRemoteVersions(remoteHeads, restart: page.isCompleteListing)
         var sent: [Version.ID] = []
         for batch in Self.batches(of: toSend, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
             var versionChanges: [VersionChanges] = []
@@ -46,9 +47,8 @@ extension Exchange {
             report.completedByteCount += batch.reduce(0) { $0 + Self.estimatedBytes($1) }
             progress?(report)
             // Remember progress batch by batch, so an interrupted send resumes where it was.
-            try rememberRemoteVersions(remoteHeads + sent)
+            try rememberRemoteVersions(batch.map(\.id))
         }
-        try rememberRemoteVersions(remoteHeads)
         return sent
     }
 }

@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSStore
 import LLVSTesting
+import LLVSZones
 import Testing
 
 /// Interrupted transfers, out-of-order arrival and damaged files in the shared directory.
@@ -151,6 +152,26 @@ import Testing
             try await FileSystemExchange(rootDirectoryURL: other.url, store: target.store).retrieve()
         }
         #expect(target.versionIds.isEmpty)
+    }
+
+    /// A sender that crashed before its files reached the disk can leave a truncated file
+    /// no log record refers to; the next send replaces it instead of trusting its name.
+    @Test func aTruncatedUnloggedFileIsReplacedByTheNextSend() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(2)
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        try await exchange.prepareToSend()
+        let first = try #require(source.store.queryHistory { Array($0) }.last)
+        let name = first.id.rawValue + ".json"
+        for folder in ["versions", "changes"] {
+            let shard = shared.url.appendingPathComponent(folder).appendingPathComponent(FileNaming.shardName(for: first.id))
+            try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+            try Data("{\"trunc".utf8).write(to: shard.appendingPathComponent(name))
+        }
+        try await exchange.send()
+        let target = try Replica("target")
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: target.store).retrieve()
+        #expect(target.versionIds == source.versionIds)
     }
 
     @Test func aWipedDirectoryIsRefilledBySendingEverythingAgain() async throws {

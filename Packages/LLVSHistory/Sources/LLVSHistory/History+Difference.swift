@@ -19,10 +19,10 @@ extension History {
         var paint: [Int32: UInt8] = [:]
         for id in included { paint[try index(of: id), default: 0] |= Self.includedPaint }
         for id in excluded { paint[try index(of: id), default: 0] |= Self.excludedPaint }
-        var queue = Heap<GenerationEntry>()
+        var queue = Heap<QueueEntry>()
         var queuedIncludedOnly = 0
         for (index, flags) in paint {
-            queue.insert(GenerationEntry(generation: nodes[Int(index)].generation, index: index))
+            queue.insert(QueueEntry(generation: nodes[Int(index)].generation, index: index))
             if flags == Self.includedPaint { queuedIncludedOnly += 1 }
         }
         var found: [Int32] = []
@@ -39,7 +39,7 @@ extension History {
                 guard new != old else { continue }
                 paint[predecessor] = new
                 if old == 0 {
-                    queue.insert(GenerationEntry(generation: nodes[Int(predecessor)].generation, index: predecessor))
+                    queue.insert(QueueEntry(generation: nodes[Int(predecessor)].generation, index: predecessor))
                 }
                 if new == Self.includedPaint, old == 0 { queuedIncludedOnly += 1 }
                 if old == Self.includedPaint, new != old { queuedIncludedOnly -= 1 }
@@ -60,7 +60,7 @@ extension History {
         for id in ids { members.insert(try index(of: id)) }
         var below: Set<Int32> = [] // reached from a member through predecessors
         var queued: Set<Int32> = members
-        var queue = Heap<GenerationEntry>(members.map { GenerationEntry(generation: nodes[Int($0)].generation, index: $0) })
+        var queue = Heap<QueueEntry>(members.map { QueueEntry(generation: nodes[Int($0)].generation, index: $0) })
         var unclassified = members.count
         var maximal: [Int32] = []
         while unclassified > 0, let entry = queue.popMax() {
@@ -71,7 +71,7 @@ extension History {
             for predecessor in nodes[Int(entry.index)].predecessors {
                 below.insert(predecessor)
                 if queued.insert(predecessor).inserted {
-                    queue.insert(GenerationEntry(generation: nodes[Int(predecessor)].generation, index: predecessor))
+                    queue.insert(QueueEntry(generation: nodes[Int(predecessor)].generation, index: predecessor))
                 }
             }
         }
@@ -80,13 +80,4 @@ extension History {
 
     private static let includedPaint: UInt8 = 1
     private static let excludedPaint: UInt8 = 2
-
-    /// A queued version, ordered by generation (then index) so descendants come out first.
-    private struct GenerationEntry: Comparable {
-        var generation: Int32
-        var index: Int32
-        static func < (lhs: GenerationEntry, rhs: GenerationEntry) -> Bool {
-            lhs.generation != rhs.generation ? lhs.generation < rhs.generation : lhs.index < rhs.index
-        }
-    }
 }

@@ -69,8 +69,9 @@ extension History {
         static let stale: UInt8 = 4
     }
 
-    /// A queued version, ordered by generation so descendants always come out first.
-    private struct QueueEntry: Comparable {
+    /// A queued version of a generation-ordered walk, ordered by generation (then index)
+    /// so descendants always come out first.
+    struct QueueEntry: Comparable {
         var generation: Int32
         var index: Int32
         static func < (lhs: QueueEntry, rhs: QueueEntry) -> Bool {

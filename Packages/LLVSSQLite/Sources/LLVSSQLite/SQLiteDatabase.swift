@@ -104,30 +104,23 @@ final class SQLiteDatabase: Sendable {
 
     /// Runs a read, converting errors.
     func read<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try pool.read(body)
-        } catch let error as ZoneError {
-            throw error
-        } catch {
-            throw Self.describe(error, path: path, operation: operation)
-        }
+        try converting(operation) { try pool.read(body) }
     }
 
     /// Runs statements outside an implicit transaction (VACUUM, ATTACH), converting errors.
     func writeWithoutTransaction<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try pool.writeWithoutTransaction(body)
-        } catch let error as ZoneError {
-            throw error
-        } catch {
-            throw Self.describe(error, path: path, operation: operation)
-        }
+        try converting(operation) { try pool.writeWithoutTransaction(body) }
     }
 
     /// Runs a write transaction, converting errors.
     func write<T>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        try converting(operation) { try pool.write(body) }
+    }
+
+    /// Runs `body`, turning GRDB's errors into ``ZoneError``s naming the database file.
+    private func converting<T>(_ operation: String, _ body: () throws -> T) throws -> T {
         do {
-            return try pool.write(body)
+            return try body()
         } catch let error as ZoneError {
             throw error
         } catch {
