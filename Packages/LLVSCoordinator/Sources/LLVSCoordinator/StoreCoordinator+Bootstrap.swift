@@ -51,7 +51,7 @@ extension StoreCoordinator {
         guard let manifest = try await snapshotExchange.restoreSnapshot(stagingDirectory: cacheDirectoryURL, progress: nil) else {
             return false
         }
-        writes.withLock { _ in
+        writes.withLock {
             if currentVersion == Self.emptyRootVersionID, let head = store.mostRecentHead {
                 moveCurrentVersion(to: head.id)
             }

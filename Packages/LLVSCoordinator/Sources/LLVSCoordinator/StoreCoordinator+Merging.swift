@@ -33,7 +33,7 @@ extension StoreCoordinator {
     ///   current version is unchanged then.
     @discardableResult
     public func performMerge(metadata: Version.Metadata? = nil, headSelection: Store.MergeHeadSelection = .allExceptBranches) throws -> Bool {
-        try writes.withLock { _ in
+        try writes.withLock {
             let (current, arbiter, defaultMetadata) = state.withLock {
                 ($0.persisted.currentVersion, $0.mergeArbiter, $0.defaultMetadataForNewVersions)
             }

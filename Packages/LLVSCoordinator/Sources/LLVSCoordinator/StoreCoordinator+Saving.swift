@@ -24,7 +24,7 @@ extension StoreCoordinator {
     @discardableResult
     public func save(_ changes: [Value.Change], in branch: Branch? = nil, metadata: Version.Metadata? = nil) throws -> Version? {
         guard !changes.isEmpty || metadata != nil else { return nil }
-        return try writes.withLock { _ in
+        return try writes.withLock {
             var versionMetadata = metadata ?? defaultMetadataForNewVersions
             if let branch { versionMetadata[.branch] = try Version.MetadataValue(branch) }
             let base = versionForBranchOrCurrentHead(for: branch)

@@ -71,7 +71,10 @@ public final class StoreCoordinator: Sendable {
 
     let state: Locked<State>
     /// Serializes saves and merges (reading the base version, writing, moving the current version).
-    let writes = Locked(())
+    ///
+    /// A plain lock rather than `Locked<Void>`: the thread sanitizer's exclusivity checks
+    /// misattribute accesses to a zero-sized guarded state and report a race on it.
+    let writes = NSLock()
     /// The generation last written to the state file; its lock serializes the writes.
     let writtenGeneration = Locked<UInt64>(0)
     /// Exchanges and bootstraps, one at a time.
