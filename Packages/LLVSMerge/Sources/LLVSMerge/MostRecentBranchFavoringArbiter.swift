@@ -15,18 +15,6 @@ public final class MostRecentBranchFavoringArbiter: MergeArbiter, Sendable {
     /// - Throws: ``MergeArbiterError`` when a value a fork names is missing.
     public func changes(toResolve merge: Merge, in store: AnyMergeContext) throws -> [Value.Change] {
         let favoredBranch: Value.Fork.Branch = isMoreRecent(merge.versions.first, than: merge.versions.second) ? .first : .second
-        let favoredVersion = merge.version(on: favoredBranch)
-        var changes: [Value.Change] = []
-        for (valueId, fork) in merge.conflictingForks {
-            switch fork {
-            case .removedAndUpdated(let removedOn) where removedOn == favoredBranch:
-                changes.append(.preserveRemoval(valueId))
-            case .removedAndUpdated, .twiceInserted, .twiceUpdated:
-                changes.append(.preserve(try store.requiredReference(valueId, at: favoredVersion.id)))
-            case .inserted, .removed, .updated, .twiceRemoved:
-                break
-            }
-        }
-        return changes
+        return try merge.changesFavoring(favoredBranch, in: store)
     }
 }

@@ -60,6 +60,16 @@ import Testing
                 #expect(Self.outcome(one) == Self.outcome(other))
                 #expect(Set(one.map(\.valueId)) == Set(forks.keys), "every conflict is resolved")
             }
+            // Favouring a side is the same decision whichever way round the merge is made, and
+            // keeps exactly that side's state of every conflicting value.
+            for (side, version) in [(Value.Fork.Branch.first, Version.ID("A")), (.second, "B")] {
+                let one = try BranchFavoringArbiter(favoring: side).changes(toResolve: forward, in: AnyMergeContext(context))
+                let other = try BranchFavoringArbiter(favoring: side.opposite).changes(toResolve: backward, in: AnyMergeContext(context))
+                #expect(Self.outcome(one) == Self.outcome(other))
+                for id in forks.keys {
+                    #expect(Self.outcome(one)[id] == .some(context.references[version]?[id]), "\(id) keeps \(version)'s state")
+                }
+            }
         }
     }
 }

@@ -32,6 +32,17 @@ import Testing
         #expect(changes == [.preserve(ref("x", "B")), .preserve(ref("y", "B")), .preserveRemoval("z")])
     }
 
+    @Test func fixedBranchArbiterFavorsItsSideWhateverTheTimestamps() throws {
+        let context = Self.context()
+        let merge = try Self.merge(["x": .twiceUpdated, "y": .removedAndUpdated(removedOn: .first),
+                                    "z": .removedAndUpdated(removedOn: .second), "w": .inserted(.second)], context: context)
+        let ours = try BranchFavoringArbiter(favoring: .first).changes(toResolve: merge, in: AnyMergeContext(context))
+        // A (first) is older but favoured: its x, its removal of y, its update of z.
+        #expect(ours == [.preserve(ref("x", "A")), .preserveRemoval("y"), .preserve(ref("z", "A"))])
+        let theirs = try BranchFavoringArbiter(favoring: .second).changes(toResolve: merge, in: AnyMergeContext(context))
+        #expect(theirs == [.preserve(ref("x", "B")), .preserve(ref("y", "B")), .preserveRemoval("z")])
+    }
+
     @Test func branchArbiterBreaksTimestampTiesByIdentifier() throws {
         var context = Self.context()
         context.addVersion("A", timestamp: 20)
