@@ -22,6 +22,9 @@ let package = Package(
         .package(path: "../LLVSSQLite"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // Test-only: the verification tests damage an SQLite store's rows directly. Already
+        // in the graph through LLVSSQLite.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -58,6 +61,8 @@ let package = Package(
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "LLVSSQLite", package: "LLVSSQLite"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ]

@@ -13,7 +13,8 @@ extension Store {
         /// Only the heads on these branches.
         case specificBranchesOnly([Branch])
 
-        func includes(_ branch: Branch?) -> Bool {
+        /// Whether a head recorded on `branch` (nil: on no branch) is selected.
+        public func includes(_ branch: Branch?) -> Bool {
             switch self {
             case .all: return true
             case .allExceptBranches: return branch == nil
