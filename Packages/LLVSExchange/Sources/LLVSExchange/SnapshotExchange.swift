@@ -32,11 +32,15 @@ extension SnapshotExchange {
     /// `chunkSize` bytes, staged as files in `stagingDirectory` (removed afterwards) with
     /// each chunk's SHA-256, then sent with its manifest.
     ///
+    /// `progress`, when given, hears the bytes sent of the whole archive as each chunk is
+    /// handed to the transport, and a last report counting every version once all are sent.
+    ///
     /// - Returns: The manifest sent, or nil when the store is empty.
     /// - Throws: `StoreError.snapshotsUnsupported` when the storage is not `SnapshotCapable`,
     ///   storage errors, or the transport's errors.
     @discardableResult
-    public func sendSnapshot(chunkSize: Int = 4 << 20, stagingDirectory: URL? = nil) async throws -> SnapshotManifest? {
+    public func sendSnapshot(chunkSize: Int = 4 << 20, stagingDirectory: URL? = nil,
+                             progress: ExchangeProgressHandler? = nil) async throws -> SnapshotManifest? {
         let staging = try SnapshotStaging(parent: stagingDirectory)
         defer { staging.remove() }
         var writer = try SnapshotChunkWriter(staging: staging, chunkSize: max(1, chunkSize))
@@ -47,7 +51,15 @@ extension SnapshotExchange {
             format: contents.format, latestVersionId: head, versionCount: contents.versionCount,
             chunkCount: writer.checksums.count, totalSize: writer.totalSize, chunkSize: max(1, chunkSize),
             chunkChecksums: writer.checksums, sha256: writer.wholeChecksum)
-        try await sendSnapshot(manifest: manifest) { try staging.read(chunk: $0) }
+        let report = Locked(ExchangeProgress(direction: .send, completedVersionCount: 0, totalVersionCount: manifest.versionCount,
+                                             completedByteCount: 0, totalByteCount: manifest.totalSize))
+        progress?(report.withLock { $0 })
+        try await sendSnapshot(manifest: manifest) { index in
+            let chunk = try staging.read(chunk: index)
+            progress?(report.withLock { $0.completedByteCount += Int64(chunk.count); return $0 })
+            return chunk
+        }
+        progress?(report.withLock { $0.completedVersionCount = $0.totalVersionCount; $0.completedByteCount = $0.totalByteCount; return $0 })
         return manifest
     }
 

@@ -19,6 +19,21 @@ import Testing
         return (source, manifest)
     }
 
+    @Test func sendingASnapshotReportsProgressChunkByChunk() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try Replica("source", backend: .file)
+        for step in 0..<20 { try source.save(["k\(step % 5)": String(repeating: "\(step)", count: 60)]) }
+        let reports = Locked([ExchangeProgress]())
+        let manifest = try #require(try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+            .sendSnapshot(chunkSize: 500) { report in reports.withLock { $0.append(report) } })
+        let seen = reports.withLock { $0 }
+        #expect(seen.count == manifest.chunkCount + 2, "a first report, one per chunk, and the last")
+        #expect(seen.map(\.completedByteCount) == seen.map(\.completedByteCount).sorted(), "bytes only grow")
+        #expect(seen.allSatisfy { $0.direction == .send && $0.totalByteCount == manifest.totalSize })
+        #expect(seen.last?.completedByteCount == manifest.totalSize)
+        #expect(seen.last?.completedVersionCount == 20)
+    }
+
     @Test(arguments: [Backend.file, .sqlite])
     func aNewReplicaBootstrapsFromTheSnapshotThenSyncsIncrementally(backend: Backend) async throws {
         let shared = try makeSharedDirectory()
