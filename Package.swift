@@ -39,7 +39,10 @@ let package = Package(
     name: "LLVS",
     platforms: [.macOS(.v13)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) } + [
+        .executable(name: "llvs", targets: ["llvs"]),
         .executable(name: "llvs-demo", targets: ["llvs-demo"]),
+        .executable(name: "the-message", targets: ["the-message"]),
+        .executable(name: "loco", targets: ["loco"]),
         .executable(name: "llvs-bench", targets: ["llvs-bench"]),
         .executable(name: "llvs-fuzz", targets: ["llvs-fuzz"]),
     ],
@@ -53,11 +56,15 @@ let package = Package(
     targets: libraries.map {
         .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.package ?? $0.name)/Sources/\($0.name)")
     } + [
+        .executableTarget(name: "llvs", dependencies: ["LLVS", argumentParser], path: "Tools/llvs", exclude: ["README.md"]),
         .executableTarget(name: "llvs-demo", dependencies: ["LLVS"], path: "Tools/llvs-demo"),
+        .executableTarget(name: "the-message", dependencies: ["LLVS", argumentParser], path: "Tools/the-message"),
+        .executableTarget(name: "loco", dependencies: ["LLVS", argumentParser], path: "Tools/loco"),
         .executableTarget(name: "llvs-bench", dependencies: ["LLVS", argumentParser], path: "Tools/llvs-bench"),
         .executableTarget(name: "llvs-fuzz", dependencies: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", argumentParser], path: "Tools/llvs-fuzz"),
         .testTarget(name: "LLVSConvergenceTests", dependencies: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", propertyBased],
                     path: "Tests/LLVSConvergenceTests", exclude: ["Regressions"]),
+        .testTarget(name: "LLVSCommandLineTests", dependencies: ["llvs", "the-message", "loco"], path: "Tests/LLVSCommandLineTests"),
         .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", "LLVSTesting", propertyBased], path: "Tests/LLVSEndToEndTests"),
     ]
 )

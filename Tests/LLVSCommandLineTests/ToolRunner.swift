@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// Runs one of the package's executables (built beside the test bundle) as a child process.
+struct ToolRunner {
+    /// What a run printed and how it ended.
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+
+        /// The stdout parsed as JSON.
+        func json() throws -> Any {
+            try JSONSerialization.jsonObject(with: stdout)
+        }
+
+        /// The stdout parsed as a JSON object.
+        func object() throws -> [String: Any] {
+            try #require(try json() as? [String: Any], "stdout is not a JSON object: \(text)")
+        }
+
+        /// The stdout parsed as a JSON array of objects.
+        func array() throws -> [[String: Any]] {
+            try #require(try json() as? [[String: Any]], "stdout is not a JSON array: \(text)")
+        }
+    }
+
+    let executable: URL
+    var environment: [String: String] = [:]
+    var currentDirectory: URL?
+
+    /// The executable `name` from the build directory the tests run from.
+    init(_ name: String) throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, directory.deletingLastPathComponent(), directory.deletingLastPathComponent().deletingLastPathComponent()]
+            .map { $0.appendingPathComponent(name) }
+        executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+                                  "\(name) is not built next to the tests (looked in \(candidates.map(\.path)))")
+    }
+
+    /// Runs the tool with `arguments` and `input` on stdin, and waits for it.
+    @discardableResult
+    func run(_ arguments: [String], input: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LLVS_STORE"] = nil
+        environment["LLVS_PROGRESS"] = nil
+        environment.merge(self.environment) { _, new in new }
+        process.environment = environment
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        // Output goes to files, so a child writing much never blocks on a full pipe.
+        let outputs = try ScratchDirectory()
+        let stdoutURL = outputs.url.appendingPathComponent("stdout"), stderrURL = outputs.url.appendingPathComponent("stderr")
+        for url in [stdoutURL, stderrURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: try Data(contentsOf: stdoutURL),
+                      stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+    }
+
+    /// Runs the tool and expects it to succeed.
+    @discardableResult
+    func succeed(_ arguments: [String], input: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
+        let result = try run(arguments, input: input)
+        #expect(result.status == 0, "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) failed: \(result.stderr)",
+                sourceLocation: sourceLocation)
+        return result
+    }
+}
+
+/// A fresh directory, removed when the test ends.
+final class ScratchDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import LLVS
+
+/// The arbiters `llvs merge --arbiter` and `llvs sync --arbiter` offer.
+enum ArbiterChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    /// Fail with the list of conflicts (exit status 5) — the default.
+    case none
+    /// `MostRecentChangeFavoringArbiter`: each conflict goes to the newer change.
+    case mostRecentChange = "most-recent-change"
+    /// `MostRecentBranchFavoringArbiter`: every conflict goes to the newer branch.
+    case mostRecentBranch = "most-recent-branch"
+    /// `BranchFavoringArbiter(favoring: .first)`: the current version's side wins.
+    case ours
+    /// `BranchFavoringArbiter(favoring: .second)`: the other side wins.
+    case theirs
+
+    static var allValueStrings: [String] { allCases.map(\.rawValue) }
+
+    /// Merges the selected heads into `version` with this arbiter.
+    ///
+    /// The symmetric arbiters merge in the store's canonical order (identifier order, the
+    /// same on every replica, so replicas converge); `ours` and `theirs` merge `version`
+    /// with each other head in turn, so "ours" is always the `HEAD` side.
+    func mergeHeads(of store: Store, into version: Version.ID, headSelection: Store.MergeHeadSelection,
+                    metadata: Version.Metadata) throws -> Version? {
+        switch self {
+        case .none: return try store.mergeHeads(into: version, resolvingWith: RefusingArbiter(), headSelection: headSelection, metadata: metadata)
+        case .mostRecentChange: return try store.mergeHeads(into: version, resolvingWith: MostRecentChangeFavoringArbiter(), headSelection: headSelection, metadata: metadata)
+        case .mostRecentBranch: return try store.mergeHeads(into: version, resolvingWith: MostRecentBranchFavoringArbiter(), headSelection: headSelection, metadata: metadata)
+        case .ours: return try mergeEachHead(of: store, into: version, favoring: .first, headSelection: headSelection, metadata: metadata)
+        case .theirs: return try mergeEachHead(of: store, into: version, favoring: .second, headSelection: headSelection, metadata: metadata)
+        }
+    }
+
+    /// Merges `version` with each selected head it does not contain, in identifier order,
+    /// with `BranchFavoringArbiter(favoring: side)`.
+    private func mergeEachHead(of store: Store, into version: Version.ID, favoring side: Value.Fork.Branch,
+                               headSelection: Store.MergeHeadSelection, metadata: Version.Metadata) throws -> Version? {
+        let others: [Version.ID] = try store.queryHistory { history in
+            let heads = history.headIdentifiers.filter { headSelection.includes(history.version(identifiedBy: $0)?.branch) }
+            return try heads.filter { try $0 != version && !history.isAncestor($0, of: version) }.sorted()
+        }
+        var merged = version
+        for other in others {
+            merged = try store.merge(version: merged, with: other, resolvingWith: BranchFavoringArbiter(favoring: side), metadata: metadata).id
+        }
+        return merged == version ? nil : store.version(identifiedBy: merged)
+    }
+}
+
+/// An arbiter that resolves nothing: a merge with conflicts fails with all of them listed.
+struct RefusingArbiter: MergeArbiter {
+    /// The conflicts of a merge attempted without an arbiter.
+    struct Conflicts: Error {
+        var conflicts: [MergeConflict]
+    }
+
+    func changes(toResolve merge: Merge, in store: AnyMergeContext) throws -> [Value.Change] {
+        let conflicts = merge.conflictingForks.map { MergeConflict(valueId: $0.valueId, kind: $0.fork.kind) }
+        if conflicts.isEmpty { return [] }
+        throw Conflicts(conflicts: conflicts)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import LLVS
+
+/// An error the `llvs` tool reports with its own exit status, so scripts can tell the
+/// failures apart.
+///
+/// | status | meaning |
+/// |---|---|
+/// | 1 | any other failure (I/O, a damaged exchange directory, …) |
+/// | 2 | no store at the given path (run `llvs init`) |
+/// | 3 | an unknown or ambiguous version |
+/// | 4 | no value with that identifier at that version |
+/// | 5 | a merge has conflicts and needs an arbiter (`--arbiter`) |
+/// | 6 | `verify` found damage |
+/// | 64 | a usage error (a bad option or argument) |
+enum CLIError: Error, CustomStringConvertible {
+    case noStore(path: String)
+    case storeExists(path: String)
+    case unknownVersion(String)
+    case ambiguousVersion(String, candidates: [String])
+    case emptyStore
+    case unknownValue(Value.ID, at: Version.ID)
+    case conflictsNeedArbiter([MergeConflict])
+    case damaged(problemCount: Int)
+    case invalidStoreConfiguration(path: String, reason: String)
+    case usage(String)
+    case failed(String)
+
+    /// The process exit status for the error.
+    var exitStatus: Int32 {
+        switch self {
+        case .noStore: return 2
+        case .unknownVersion, .ambiguousVersion, .emptyStore: return 3
+        case .unknownValue: return 4
+        case .conflictsNeedArbiter: return 5
+        case .damaged: return 6
+        case .usage: return 64
+        case .storeExists, .invalidStoreConfiguration, .failed: return 1
+        }
+    }
+
+    /// A short machine-readable name, used as `error.code` in `--json` output.
+    var code: String {
+        switch self {
+        case .noStore: return "noStore"
+        case .storeExists: return "storeExists"
+        case .unknownVersion: return "unknownVersion"
+        case .ambiguousVersion: return "ambiguousVersion"
+        case .emptyStore: return "emptyStore"
+        case .unknownValue: return "unknownValue"
+        case .conflictsNeedArbiter: return "conflictsNeedArbiter"
+        case .damaged: return "damaged"
+        case .invalidStoreConfiguration: return "invalidStoreConfiguration"
+        case .usage: return "usage"
+        case .failed: return "failed"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .noStore(let path):
+            return "no LLVS store at \(path) (create one with `llvs init`, or name one with --store or LLVS_STORE)"
+        case .storeExists(let path):
+            return "a store already exists at \(path)"
+        case .unknownVersion(let name):
+            return "unknown version '\(name)'"
+        case let .ambiguousVersion(name, candidates):
+            return "version '\(name)' is ambiguous; it could be \(candidates.joined(separator: ", "))"
+        case .emptyStore:
+            return "the store has no versions yet"
+        case let .unknownValue(id, version):
+            return "no value '\(id)' at version \(version)"
+        case .conflictsNeedArbiter(let conflicts):
+            let list = conflicts.map { "  \($0.valueId) (\($0.kind))" }.joined(separator: "\n")
+            return "the merge has \(conflicts.count) conflict(s) that need an arbiter:\n\(list)\n"
+                + "merge again with --arbiter most-recent-change, most-recent-branch, ours or theirs"
+        case .damaged(let count):
+            return "the store is damaged: \(count) problem(s) found"
+        case let .invalidStoreConfiguration(path, reason):
+            return "the store configuration \(path) is unusable: \(reason)"
+        case .usage(let message), .failed(let message):
+            return message
+        }
+    }
+}
+
+/// A conflicting value found while merging without an arbiter.
+struct MergeConflict: Hashable, Codable, Sendable {
+    var valueId: Value.ID
+    var kind: String
+}
+
+extension CLIError {
+    /// The CLI's reading of an error thrown by the libraries: the cases with their own exit
+    /// status become those, everything else stays as it is.
+    static func classify(_ error: any Error) -> any Error {
+        switch error {
+        case let error as CLIError: return error
+        case let error as StoreError:
+            switch error {
+            case .unknownVersion(let id): return CLIError.unknownVersion(id.rawValue)
+            default: return error
+            }
+        case let error as RefusingArbiter.Conflicts: return CLIError.conflictsNeedArbiter(error.conflicts)
+        default: return error
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import LLVS
+
+/// `llvs`: the command-line tool for LLVS stores.
+@main
+struct LLVSTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "llvs",
+        abstract: "Work with an LLVS store: a versioned, decentralized key-value store.",
+        discussion: """
+            The store is the directory named by --store, else $LLVS_STORE, else ./.llvs.
+            Versions can be named by a unique prefix of their identifier (any case), by HEAD
+            (the current version), and by NAME~N (the N-th first predecessor).
+
+            Exit statuses: 0 success; 1 other failure; 2 no store; 3 unknown or ambiguous
+            version; 4 no such value; 5 the merge needs an arbiter; 6 verify found damage;
+            64 usage error.
+            """,
+        version: "0.7.0",
+        subcommands: [
+            InitCommand.self, PutCommand.self, GetCommand.self, RemoveCommand.self, ListCommand.self,
+            LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
+            CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, SnapshotCommand.self,
+            VerifyCommand.self, StatsCommand.self,
+        ])
+
+    /// Parses the arguments, runs the command, and turns errors into a message and an exit status.
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch let error as CleanExit {
+            exit(withError: error)
+        } catch let error as ValidationError {
+            exit(withError: error)
+        } catch {
+            report(CLIError.classify(error))
+        }
+    }
+
+    /// Prints `error` on stderr (as JSON under `--json`) and exits with its status.
+    static func report(_ error: any Error) -> Never {
+        let cliError = error as? CLIError
+        let status = cliError?.exitStatus ?? 1
+        if CommandLine.arguments.contains("--json") {
+            struct Body: Encodable { var error: Detail }
+            struct Detail: Encodable { var code: String; var message: String; var exitStatus: Int32; var conflicts: [MergeConflict]? }
+            var conflicts: [MergeConflict]?
+            if case .conflictsNeedArbiter(let list) = cliError { conflicts = list }
+            let body = Body(error: Detail(code: cliError?.code ?? "\(type(of: error))", message: "\(error)", exitStatus: status, conflicts: conflicts))
+            if let data = try? JSONEncoder.llvs.encode(body) { FileHandle.standardError.write(data + Data("\n".utf8)) }
+        } else {
+            Output.note("llvs: error: \(error)")
+        }
+        Foundation.exit(status)
+    }
+}
+
+/// The options every command takes: where the store is, and JSON output.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The store directory (default: $LLVS_STORE, else ./.llvs).", valueName: "path"))
+    var store: String?
+
+    @Flag(name: .long, help: "Print the result as JSON, for scripts.")
+    var json = false
+
+    /// The store's directory.
+    var location: URL { StoreDirectory.location(store) }
+
+    /// Opens the store; commands that change it pass `locking: true`.
+    func open(locking: Bool) throws -> StoreDirectory {
+        try StoreDirectory(url: location, locking: locking)
+    }
+}

@@ -1,0 +1,214 @@
+import ArgumentParser
+import Foundation
+import LLVS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The storage backend of a store made with `llvs init`.
+enum StorageKind: String, Codable, CaseIterable, ExpressibleByArgument, Sendable {
+    case file
+    case sqlite
+
+    /// A new storage object of this kind.
+    func makeStorage() -> any Storage {
+        switch self {
+        case .file: return FileStorage()
+        case .sqlite: return SQLiteStorage()
+        }
+    }
+}
+
+/// The directory `llvs` works in (`--store`, `$LLVS_STORE` or `./.llvs`):
+///
+/// - `llvs.json`: what kind of store this is (``Configuration``);
+/// - `store/`: the LLVS store itself, usable by any app with `Store(rootDirectoryURL:storage:)`;
+/// - `state.json`: the tool's own state — the current version (`HEAD`), the current branch,
+///   and per remote directory the exchange's restoration state (``State``);
+/// - `lock`: held (with `flock`) by every command that changes something, so two commands
+///   never move `HEAD` at once.
+final class StoreDirectory {
+    /// The contents of `llvs.json`.
+    struct Configuration: Codable {
+        static let format = "llvs-cli-store"
+        var format: String = Configuration.format
+        var formatVersion: Int = 1
+        var storage: StorageKind
+    }
+
+    /// The contents of `state.json`.
+    struct State: Codable {
+        /// The current version, which `put`, `rm` and `merge` build on; nil in an empty store.
+        var head: Version.ID?
+        /// The branch new versions are recorded on; nil for the main line.
+        var branch: Branch?
+        /// Per remote (the standardized path of an exchange directory), the exchange's
+        /// restoration state, so the next push or pull lists only what is new.
+        var remotes: [String: Data] = [:]
+    }
+
+    let url: URL
+    let configuration: Configuration
+    let store: Store
+    var state: State
+    private let lockDescriptor: Int32?
+
+    var storeURL: URL { url.appendingPathComponent("store", isDirectory: true) }
+    private var stateURL: URL { url.appendingPathComponent("state.json") }
+
+    /// The directory named by `--store`, else `$LLVS_STORE`, else `./.llvs`.
+    static func location(_ option: String?) -> URL {
+        let path = option ?? ProcessInfo.processInfo.environment["LLVS_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".llvs"
+        return URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    /// Makes a new, empty store at `url`.
+    ///
+    /// - Throws: ``CLIError/storeExists(path:)`` when there is one, or an I/O error.
+    static func create(at url: URL, storage: StorageKind) throws -> StoreDirectory {
+        let configurationURL = url.appendingPathComponent("llvs.json")
+        if FileManager.default.fileExists(atPath: configurationURL.path) { throw CLIError.storeExists(path: url.path) }
+        try DurableFile.createDirectory(url)
+        try DurableFile.write(try JSONEncoder.llvs.encode(Configuration(storage: storage)), to: configurationURL)
+        return try StoreDirectory(url: url, locking: true)
+    }
+
+    /// Opens the store at `url`; `locking` takes the store's lock for the life of the object.
+    ///
+    /// - Throws: ``CLIError/noStore(path:)``, ``CLIError/invalidStoreConfiguration(path:reason:)``,
+    ///   or the store's errors.
+    init(url: URL, locking: Bool) throws {
+        self.url = url
+        let configurationURL = url.appendingPathComponent("llvs.json")
+        guard let data = FileManager.default.contents(atPath: configurationURL.path) else { throw CLIError.noStore(path: url.path) }
+        do {
+            configuration = try JSONDecoder().decode(Configuration.self, from: data)
+        } catch {
+            throw CLIError.invalidStoreConfiguration(path: configurationURL.path, reason: "\(error)")
+        }
+        guard configuration.format == Configuration.format, configuration.formatVersion == 1 else {
+            throw CLIError.invalidStoreConfiguration(path: configurationURL.path,
+                reason: "format \(configuration.format) version \(configuration.formatVersion) is not one this llvs reads (\(Configuration.format) version 1)")
+        }
+        lockDescriptor = locking ? try Self.lock(url.appendingPathComponent("lock")) : nil
+        store = try Store(rootDirectoryURL: url.appendingPathComponent("store", isDirectory: true), storage: configuration.storage.makeStorage())
+        let stateURL = url.appendingPathComponent("state.json")
+        if let stateData = FileManager.default.contents(atPath: stateURL.path) {
+            do {
+                state = try JSONDecoder().decode(State.self, from: stateData)
+            } catch {
+                throw CLIError.invalidStoreConfiguration(path: stateURL.path, reason: "\(error); remove it to start again from the most recent head")
+            }
+        } else {
+            state = State(head: store.mostRecentHead?.id)
+        }
+    }
+
+    deinit {
+        if let lockDescriptor { close(lockDescriptor) }
+    }
+
+    /// Writes `state.json` atomically.
+    func saveState() throws {
+        try DurableFile.write(try JSONEncoder.llvs.encode(state), to: stateURL)
+    }
+
+    /// The current version.
+    ///
+    /// - Throws: ``CLIError/emptyStore`` when there is none, ``CLIError/unknownVersion(_:)``
+    ///   when `state.json` names a version the store lacks.
+    func requireHead() throws -> Version.ID {
+        guard let head = state.head else { throw CLIError.emptyStore }
+        guard store.version(identifiedBy: head) != nil else { throw CLIError.unknownVersion("HEAD (\(head))") }
+        return head
+    }
+
+    /// The metadata for a new version: the current branch and an optional message.
+    func metadata(message: String?) throws -> Version.Metadata {
+        var metadata: Version.Metadata = [:]
+        if let branch = state.branch { metadata[.branch] = try Version.MetadataValue(branch) }
+        if let message { metadata[.message] = try Version.MetadataValue(message) }
+        return metadata
+    }
+
+    /// The heads a merge or a fast-forward considers: unbranched heads and the current branch's.
+    var headSelection: Store.MergeHeadSelection {
+        state.branch.map { .allUnbranchedAndSpecificBranches([$0]) } ?? .allExceptBranches
+    }
+
+    /// Moves `HEAD` forward after versions arrived: to the most recent selected head when
+    /// there was none, or to the one selected head that descends from it. Returns whether it moved.
+    func fastForwardHead() throws -> Bool {
+        let selection = headSelection
+        let target: Version.ID? = try store.queryHistory { history in
+            let heads = history.headIdentifiers.filter { selection.includes(history.version(identifiedBy: $0)?.branch) }
+            guard let head = state.head else {
+                return heads.compactMap { history.version(identifiedBy: $0) }.max { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }?.id
+            }
+            let descendants = try heads.filter { id in try id != head && history.isAncestor(head, of: id) }
+            return descendants.count == 1 ? descendants.first : nil
+        }
+        guard let target, target != state.head else { return false }
+        state.head = target
+        return true
+    }
+
+    /// The tip of `branch` (nil: the main line): its most recent version that no version
+    /// on the same branch is based on, or nil when no version is on it. A branch's tip is not
+    /// always a head: work on another branch may be based on it.
+    func tip(of branch: Branch?) -> Version.ID? {
+        store.queryHistory { history in
+            history.allVersionIdentifiers.compactMap(history.version(identifiedBy:))
+                .filter { version in
+                    version.branch == branch && !((try? history.successorIdentifiers(of: version.id)) ?? []).contains {
+                        history.version(identifiedBy: $0)?.branch == branch
+                    }
+                }
+                .max { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }?.id
+        }
+    }
+
+    /// Total bytes and files under the store's directory.
+    func diskUsage() -> (bytes: Int64, files: Int) {
+        var bytes: Int64 = 0, files = 0
+        let keys: [URLResourceKey] = [.fileSizeKey, .isRegularFileKey]
+        guard let enumerator = FileManager.default.enumerator(at: storeURL, includingPropertiesForKeys: keys) else { return (0, 0) }
+        for case let file as URL in enumerator {
+            guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+            bytes += Int64(values.fileSize ?? 0)
+            files += 1
+        }
+        return (bytes, files)
+    }
+
+    /// Opens (creating) `url` and takes an exclusive `flock` on it, waiting for other commands.
+    private static func lock(_ url: URL) throws -> Int32 {
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CLIError.failed("cannot open the lock file \(url.path): \(String(cString: strerror(errno)))") }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw CLIError.failed("cannot lock \(url.path): \(reason)")
+            }
+        }
+        return descriptor
+    }
+}
+
+extension Version.MetadataKey {
+    /// The message `llvs put/rm/merge -m` records with a version.
+    static let message = Version.MetadataKey(rawValue: "message")
+}
+
+extension JSONEncoder {
+    /// Sorted keys, pretty-printed, ISO 8601 dates: the tool's JSON style.
+    static var llvs: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
