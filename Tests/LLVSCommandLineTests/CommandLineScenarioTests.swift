@@ -110,6 +110,43 @@ import Testing
         #expect(try withEnvironment.succeed(["get", "k"]).text == "three")
     }
 
+    @Test func badArgumentsAndDamagedStoreFilesGiveClearErrors() throws {
+        let scratch = try ScratchDirectory()
+        let llvs = try ToolRunner("llvs")
+        let store = ["--store", scratch.path("s")]
+        try llvs.succeed(["init"] + store)
+        try llvs.succeed(["put", "k", "v"] + store)
+
+        // Usage errors: status 64 and a message naming the problem; nothing is written.
+        let both = try llvs.run(["put", "k", "v", "--file", scratch.path("f")] + store)
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("not both"))
+        #expect(try llvs.run(["log", "-n", "0"] + store).status == 64)
+        let url = try llvs.run(["push", "http://example.com/store"] + store)
+        #expect(url.status == 64)
+        #expect(url.stderr.contains("is a URL"))
+        #expect(try llvs.run(["snapshot", "create"] + store).status == 64, "neither a directory nor --file")
+        #expect(try llvs.run(["pull", scratch.path("no-such-directory")] + store).status == 1)
+        #expect(try llvs.succeed(["stats", "--json"] + store).object()["versions"] as? Int == 1)
+
+        // A damaged state file is named, and the store itself is untouched.
+        let stateURL = scratch.url.appendingPathComponent("s/state.json")
+        let state = try Data(contentsOf: stateURL)
+        try Data("{not json".utf8).write(to: stateURL)
+        let damagedState = try llvs.run(["get", "k"] + store)
+        #expect(damagedState.status == 1)
+        #expect(damagedState.stderr.contains("state.json"))
+        try state.write(to: stateURL)
+        #expect(try llvs.succeed(["get", "k"] + store).text == "v")
+
+        // A configuration of another format is refused with its path.
+        let configurationURL = scratch.url.appendingPathComponent("s/llvs.json")
+        try Data(#"{"format": "something-else", "formatVersion": 1, "storage": "file"}"#.utf8).write(to: configurationURL)
+        let foreign = try llvs.run(["log", "--json"] + store)
+        #expect(foreign.status == 1)
+        #expect(foreign.stderr.contains("llvs.json"))
+    }
+
     @Test func branchesRecordVersionsAndMergeBackIntoTheMainLine() throws {
         let scratch = try ScratchDirectory()
         let llvs = try ToolRunner("llvs")

@@ -41,7 +41,7 @@ struct ToolRunner {
 
     /// Runs the tool with `arguments` and `input` on stdin, and waits for it.
     @discardableResult
-    func run(_ arguments: [String], input: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
+    func run(_ arguments: [String], input: Data = Data()) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

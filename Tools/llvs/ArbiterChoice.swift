@@ -16,35 +16,27 @@ enum ArbiterChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
 
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 
-    /// Merges the selected heads into `version` with this arbiter.
+    /// Merges the selected heads into `version` with this arbiter; `others` are the selected
+    /// heads `version` does not contain (``StoreDirectory/headsToMerge(into:selection:)``).
     ///
     /// The symmetric arbiters merge in the store's canonical order (identifier order, the
     /// same on every replica, so replicas converge); `ours` and `theirs` merge `version`
-    /// with each other head in turn, so "ours" is always the `HEAD` side.
-    func mergeHeads(of store: Store, into version: Version.ID, headSelection: Store.MergeHeadSelection,
-                    metadata: Version.Metadata) throws -> Version? {
+    /// with each of `others` in turn, so "ours" is always the `HEAD` side.
+    func mergeHeads(of directory: StoreDirectory, into version: Version.ID, others: [Version.ID],
+                    headSelection: Store.MergeHeadSelection, metadata: Version.Metadata) throws -> Version? {
+        let store = directory.store
         switch self {
         case .none: return try store.mergeHeads(into: version, resolvingWith: RefusingArbiter(), headSelection: headSelection, metadata: metadata)
         case .mostRecentChange: return try store.mergeHeads(into: version, resolvingWith: MostRecentChangeFavoringArbiter(), headSelection: headSelection, metadata: metadata)
         case .mostRecentBranch: return try store.mergeHeads(into: version, resolvingWith: MostRecentBranchFavoringArbiter(), headSelection: headSelection, metadata: metadata)
-        case .ours: return try mergeEachHead(of: store, into: version, favoring: .first, headSelection: headSelection, metadata: metadata)
-        case .theirs: return try mergeEachHead(of: store, into: version, favoring: .second, headSelection: headSelection, metadata: metadata)
+        case .ours, .theirs:
+            let arbiter = BranchFavoringArbiter(favoring: self == .ours ? .first : .second)
+            var merged = version
+            for other in others {
+                merged = try store.merge(version: merged, with: other, resolvingWith: arbiter, metadata: metadata).id
+            }
+            return merged == version ? nil : store.version(identifiedBy: merged)
         }
-    }
-
-    /// Merges `version` with each selected head it does not contain, in identifier order,
-    /// with `BranchFavoringArbiter(favoring: side)`.
-    private func mergeEachHead(of store: Store, into version: Version.ID, favoring side: Value.Fork.Branch,
-                               headSelection: Store.MergeHeadSelection, metadata: Version.Metadata) throws -> Version? {
-        let others: [Version.ID] = try store.queryHistory { history in
-            let heads = history.headIdentifiers.filter { headSelection.includes(history.version(identifiedBy: $0)?.branch) }
-            return try heads.filter { try $0 != version && !history.isAncestor($0, of: version) }.sorted()
-        }
-        var merged = version
-        for other in others {
-            merged = try store.merge(version: merged, with: other, resolvingWith: BranchFavoringArbiter(favoring: side), metadata: metadata).id
-        }
-        return merged == version ? nil : store.version(identifiedBy: merged)
     }
 }
 

@@ -33,13 +33,13 @@ enum Output {
     /// True when stdout is a terminal.
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
 
+    /// The style of ``date(_:)``.
+    private static let dateStyle = Date.ISO8601FormatStyle(dateSeparator: .dash, dateTimeSeparator: .space, timeSeparator: .colon, timeZone: .gmt)
+        .year().month().day().time(includingFractionalSeconds: false)
+
     /// A version's date for people: `2026-11-22 10:04:05`, in UTC.
     static func date(_ timestamp: TimeInterval) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: Date(timeIntervalSinceReferenceDate: timestamp))
+        Date(timeIntervalSinceReferenceDate: timestamp).formatted(dateStyle)
     }
 
     /// Bytes for people: `812 B`, `1.4 MB`.

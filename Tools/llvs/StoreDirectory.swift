@@ -138,6 +138,23 @@ final class StoreDirectory {
         state.branch.map { .allUnbranchedAndSpecificBranches([$0]) } ?? .allExceptBranches
     }
 
+    /// The selected heads that are not `version` and not among its ancestors: what merging
+    /// them into `version` would bring in, in identifier order.
+    func headsToMerge(into version: Version.ID, selection: Store.MergeHeadSelection) throws -> [Version.ID] {
+        try store.queryHistory { history in
+            try history.headIdentifiers.filter { id in
+                try id != version && selection.includes(history.version(identifiedBy: id)?.branch) && !history.isAncestor(id, of: version)
+            }.sorted()
+        }
+    }
+
+    /// The current version, or nil in an empty store.
+    ///
+    /// - Throws: ``CLIError/unknownVersion(_:)`` when `state.json` names a version the store lacks.
+    func currentHead() throws -> Version.ID? {
+        try state.head.map { _ in try requireHead() }
+    }
+
     /// Moves `HEAD` forward after versions arrived: to the most recent selected head when
     /// there was none, or to the one selected head that descends from it. Returns whether it moved.
     func fastForwardHead() throws -> Bool {

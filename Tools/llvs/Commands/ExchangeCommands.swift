@@ -98,7 +98,7 @@ struct SyncCommand: AsyncParsableCommand {
             return try Output.json(summary)
         }
         Output.line("Pulled \(retrieved.count) version(s) from \(remote.url.path)")
-        if let merge, merge.result != "upToDate" { try merge.print(json: false, directory: directory) }
+        if let merge, merge.result != .upToDate { try merge.print(json: false, directory: directory) }
         Output.line("Pushed \(sent.count) version(s)")
     }
 }

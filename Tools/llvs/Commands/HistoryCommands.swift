@@ -25,18 +25,16 @@ struct LogCommand: ParsableCommand {
             let versions = lines.compactMap { $0.versionId.flatMap(history.version(identifiedBy:)) }
             return (lines, versions, history.headIdentifiers, history.abbreviatedIdentifiers())
         }
+        let byId = Dictionary(versions.map { ($0.id, $0) }, uniquingKeysWith: { (first: Version, _: Version) in first })
         if options.json {
             struct Entry: Encodable { var graph: String; var version: VersionJSON? }
             try Output.json(lines.map { line in
                 Entry(graph: line.graph, version: line.versionId.flatMap { id in
-                    versions.first { $0.id == id }.map {
-                        VersionJSON($0, abbreviation: abbreviations[id] ?? id.rawValue, isHead: heads.contains(id), isCurrent: id == head)
-                    }
+                    byId[id].map { VersionJSON($0, abbreviation: abbreviations[id] ?? id.rawValue, isHead: heads.contains(id), isCurrent: id == head) }
                 })
             })
             return
         }
-        let byId = Dictionary(versions.map { ($0.id, $0) }, uniquingKeysWith: { (first: Version, _: Version) in first })
         for line in lines {
             guard let id = line.versionId, let version = byId[id] else {
                 Output.line(line.graph)
@@ -97,7 +95,7 @@ struct DiffCommand: ParsableCommand {
         } else {
             for entry in entries {
                 let size = entry.size.map { "  (\(Output.bytes(Int64($0))))" } ?? ""
-                Output.line("\(entry.letter)  \(entry.id)\(size)")
+                Output.line("\(entry.change.letter)  \(entry.id)\(size)")
             }
         }
     }
@@ -105,24 +103,30 @@ struct DiffCommand: ParsableCommand {
 
 /// One value in `llvs diff`.
 struct DiffEntry: Encodable {
+    /// How the value changed; its JSON form is the raw value.
+    enum Kind: String, Encodable {
+        case insert, update, remove
+
+        /// The letter `llvs diff` prints: A, M or D, as Git does.
+        var letter: String {
+            switch self {
+            case .insert: return "A"
+            case .update: return "M"
+            case .remove: return "D"
+            }
+        }
+    }
+
     var id: Value.ID
-    var change: String
+    var change: Kind
     var size: Int?
 
     init(_ change: Value.Change) {
         id = change.valueId
         switch change {
-        case .insert(let value): self.change = "insert"; size = value.data.count
-        case .update(let value): self.change = "update"; size = value.data.count
-        default: self.change = "remove"
-        }
-    }
-
-    var letter: String {
-        switch change {
-        case "insert": return "A"
-        case "update": return "M"
-        default: return "D"
+        case .insert(let value): self.change = .insert; size = value.data.count
+        case .update(let value): self.change = .update; size = value.data.count
+        default: self.change = .remove
         }
     }
 }

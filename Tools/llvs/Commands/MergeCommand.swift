@@ -39,8 +39,12 @@ struct MergeCommand: ParsableCommand {
 
 /// What a merge did; shared by `merge` and `sync`.
 struct MergeOutcome: Encodable {
-    /// `upToDate`, `fastForward` or `merged`.
-    var result: String
+    /// What happened; its JSON form is the raw value.
+    enum Result: String, Encodable {
+        case upToDate, fastForward, merged
+    }
+
+    var result: Result
     var version: Version.ID
     var mergedHeads: [Version.ID]
 
@@ -50,18 +54,14 @@ struct MergeOutcome: Encodable {
     ///   ``CLIError/emptyStore``, the store's errors.
     static func merge(_ directory: StoreDirectory, selection: Store.MergeHeadSelection, arbiter: ArbiterChoice, message: String?) throws -> MergeOutcome {
         let head = try directory.requireHead()
-        let others: [Version.ID] = try directory.store.queryHistory { history in
-            try history.headIdentifiers.filter { id in
-                try id != head && selection.includes(history.version(identifiedBy: id)?.branch) && !history.isAncestor(id, of: head)
-            }.sorted()
-        }
+        let others = try directory.headsToMerge(into: head, selection: selection)
         let metadata = try directory.metadata(message: message ?? "merge \(others.count + 1) heads")
         do {
-            guard let merged = try arbiter.mergeHeads(of: directory.store, into: head, headSelection: selection, metadata: metadata) else {
-                return MergeOutcome(result: "upToDate", version: head, mergedHeads: [])
+            guard let merged = try arbiter.mergeHeads(of: directory, into: head, others: others, headSelection: selection, metadata: metadata) else {
+                return MergeOutcome(result: .upToDate, version: head, mergedHeads: [])
             }
             directory.state.head = merged.id
-            return MergeOutcome(result: others == [merged.id] ? "fastForward" : "merged", version: merged.id, mergedHeads: others)
+            return MergeOutcome(result: others == [merged.id] ? .fastForward : .merged, version: merged.id, mergedHeads: others)
         } catch {
             throw CLIError.classify(error)
         }
@@ -71,9 +71,9 @@ struct MergeOutcome: Encodable {
         if json { return try Output.json(self) }
         let short = directory.abbreviation(of: version)
         switch result {
-        case "upToDate": Output.line("Already up to date at \(short).")
-        case "fastForward": Output.line("Fast-forwarded HEAD to \(short).")
-        default: Output.line("[\(short)] merged \(mergedHeads.count + 1) heads")
+        case .upToDate: Output.line("Already up to date at \(short).")
+        case .fastForward: Output.line("Fast-forwarded HEAD to \(short).")
+        case .merged: Output.line("[\(short)] merged \(mergedHeads.count + 1) heads")
         }
     }
 }

@@ -63,8 +63,10 @@ struct SnapshotCreateCommand: AsyncParsableCommand {
             try handle.synchronize()
             try handle.close()
             guard contents.mostRecentHead != nil else { throw CLIError.emptyStore }
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            try FileManager.default.moveItem(at: temporary, to: url)
+            // rename(2) replaces an existing archive atomically: readers see the old or the new one.
+            guard rename(temporary.path, url.path) == 0 else {
+                throw CLIError.failed("cannot move the snapshot into place at \(url.path): \(String(cString: strerror(errno)))")
+            }
             summary = SnapshotSummary(versionCount: contents.versionCount, bytes: written, latestVersion: contents.mostRecentHead, location: url.path)
         } else {
             let remote = URL(fileURLWithPath: location.directory ?? ".").standardizedFileURL

@@ -31,8 +31,7 @@ struct PutCommand: ParsableCommand {
         let data = try readData()
         let directory = try options.open(locking: true)
         let valueId = Value.ID(id)
-        let head = directory.state.head
-        if head != nil { _ = try directory.requireHead() }
+        let head = try directory.currentHead()
         let exists = try head.map { try directory.store.valueReference(id: valueId, at: $0) != nil } ?? false
         let value = Value(id: valueId, data: data)
         let version = try directory.store.makeVersion(
