@@ -41,10 +41,15 @@ final class BenchmarkStore {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Opens the store again, with empty caches.
+    /// Opens the store again, with empty caches, in place of ``store``.
     func reopen() throws -> Store {
-        store = try Store(rootDirectoryURL: directory, storage: storage)
+        store = try openAgain()
         return store
+    }
+
+    /// A second, independent opening of the store, with empty caches.
+    func openAgain() throws -> Store {
+        try Store(rootDirectoryURL: directory, storage: storage)
     }
 
     /// Bytes and files under the store directory (zero for the memory backend).

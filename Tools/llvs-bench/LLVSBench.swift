@@ -22,6 +22,9 @@ struct LLVSBench: AsyncParsableCommand {
     @Option(name: .long, help: "small (CI, under a minute) or full (the sizes BENCHMARKS.md states).")
     var scale: Scale = .small
 
+    @Flag(name: .long, help: "Print each workload with its backends, one per line, and exit (for Scripts/bench).")
+    var list = false
+
     func validate() throws {
         let known = Set(Workload.all.map(\.id))
         for id in workload where !known.contains(id) {
@@ -33,6 +36,10 @@ struct LLVSBench: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if list {
+            for workload in Workload.all { print(([workload.id] + workload.backends).joined(separator: " ")) }
+            return
+        }
         let report = Report(scale: scale)
         let workloads = Workload.all
         for workload in workloads where self.workload.isEmpty || self.workload.contains(workload.id) {

@@ -36,12 +36,34 @@ extension Map {
     /// - Throws: ``MapError`` when a node of `root` is missing or corrupt.
     public func update(_ root: NodeReference?, applying changes: [MapChange], location: Version.ID,
                        overlay: MapOverlay? = nil) throws(MapError) -> MapUpdate {
-        var lastIndex: [Value.ID: Int] = [:]
-        for (index, change) in changes.enumerated() { lastIndex[change.valueId] = index }
-        let keyed = lastIndex.values.sorted().map { KeyedChange(changes[$0]) }.sorted(by: KeyedChange.precedes)
+        let keyed = Self.sortedLastChanges(changes)
         var builder = NodeBuilder(location: location)
         let newRoot = try apply(root, depth: 0, changes: keyed[...], builder: &builder, overlay: overlay)
         return MapUpdate(root: newRoot, location: location, newNodes: builder.reachableNewNodes(from: newRoot))
+    }
+
+    /// The changes in leaf order, keeping only the last change of each identifier. Sorts
+    /// trivially copyable (hash, index) pairs rather than the changes themselves, so a
+    /// million changes sort without a reference-count operation per comparison.
+    static func sortedLastChanges(_ changes: [MapChange]) -> [KeyedChange] {
+        var order = changes.indices.map { ChangeOrder(keyHash: Digest.of(changes[$0].valueId), index: $0) }
+        order.sort { a, b in
+            if a.keyHash != b.keyHash { return a.keyHash < b.keyHash }
+            // Equal placement hashes: a SHA-256 collision, or one identifier changed twice.
+            let (first, second) = (changes[a.index].valueId, changes[b.index].valueId)
+            return first != second ? first < second : a.index < b.index
+        }
+        var keyed: [KeyedChange] = []
+        keyed.reserveCapacity(order.count)
+        for (position, entry) in order.enumerated() {
+            // Of several changes to one identifier, only the last (now adjacent, in order) counts.
+            if position + 1 < order.count, order[position + 1].keyHash == entry.keyHash,
+               changes[order[position + 1].index].valueId == changes[entry.index].valueId {
+                continue
+            }
+            keyed.append(KeyedChange(keyHash: entry.keyHash, change: changes[entry.index]))
+        }
+        return keyed
     }
 
     private func apply(_ reference: NodeReference?, depth: Int, changes: ArraySlice<KeyedChange>,
@@ -119,8 +141,8 @@ struct KeyedChange: Sendable {
     var keyHash: Digest
     var change: MapChange
 
-    init(_ change: MapChange) {
-        self.keyHash = Digest.of(change.valueId)
+    init(keyHash: Digest, change: MapChange) {
+        self.keyHash = keyHash
         self.change = change
     }
 
@@ -139,6 +161,12 @@ struct KeyedChange: Sendable {
     }
 }
 
+/// A change's position in an update's input with its placement hash: what the update sorts.
+struct ChangeOrder {
+    var keyHash: Digest
+    var index: Int
+}
+
 /// Builds canonical nodes for one update, remembering every node it makes.
 struct NodeBuilder {
     let location: Version.ID
@@ -150,9 +178,15 @@ struct NodeBuilder {
 
     /// The canonical subtree of sorted `entries` at `depth` (nil when empty).
     mutating func build(_ entries: [LeafEntry], depth: Int) -> NodeReference? {
+        build(entries[...], depth: depth)
+    }
+
+    /// The canonical subtree of a sorted slice of entries at `depth` (nil when empty). Works
+    /// on slices so that a large build copies each entry once, into its leaf.
+    mutating func build(_ entries: ArraySlice<LeafEntry>, depth: Int) -> NodeReference? {
         guard !entries.isEmpty else { return nil }
         if entries.count <= MapNode.leafCapacity || depth >= MapNode.maximumDepth {
-            return emit(.leaf(entries))
+            return emit(.leaf(Array(entries)))
         }
         var bitmap: UInt16 = 0
         var children: [NodeReference] = []
@@ -161,7 +195,7 @@ struct NodeBuilder {
             let nibble = entries[start].keyHash.nibble(at: depth)
             var end = start + 1
             while end < entries.endIndex, entries[end].keyHash.nibble(at: depth) == nibble { end += 1 }
-            if let child = build(Array(entries[start..<end]), depth: depth + 1) {
+            if let child = build(entries[start..<end], depth: depth + 1) {
                 bitmap |= UInt16(1) << UInt16(nibble)
                 children.append(child)
             }

@@ -67,14 +67,18 @@ public final class Map: Sendable {
     public func write(_ update: MapUpdate) throws(MapError) {
         guard !update.newNodes.isEmpty else { return }
         do {
-            try zone.store(update.newNodes.map {
-                ZoneItem(reference: ZoneReference(key: .init($0.hash.hex), version: update.location), data: $0.bytes)
-            })
+            try zone.store(update.zoneItems)
         } catch let error as ZoneError {
             throw .zone(error)
         } catch {
             throw .zone(.io(operation: "store map nodes", path: update.location.rawValue, reason: "\(error)"))
         }
+        remember(update)
+    }
+
+    /// Caches the nodes of an update that the caller stored itself (``MapUpdate/zoneItems``,
+    /// written together with other items of its version).
+    public func remember(_ update: MapUpdate) {
         cache.withLock { cache in
             for node in update.newNodes { cache.insert(node.node, for: node.hash) }
         }
@@ -120,4 +124,9 @@ public struct MapUpdate: Sendable {
     public let location: Version.ID
     /// The nodes the new map needs that did not exist before, in no particular order.
     public let newNodes: [EncodedNode]
+
+    /// The new nodes as items of the maps zone, keyed by node hash under ``location``.
+    public var zoneItems: [ZoneItem] {
+        newNodes.map { ZoneItem(reference: ZoneReference(key: .init($0.hash.hex), version: location), data: $0.bytes) }
+    }
 }

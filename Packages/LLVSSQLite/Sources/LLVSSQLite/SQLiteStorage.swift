@@ -36,6 +36,7 @@ public struct SQLiteStorage: Storage {
         let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout)
         return StoreZones(values: SQLiteZone(database: database, zone: .values),
                           maps: SQLiteZone(database: database, zone: .maps),
-                          versions: SQLiteVersionLog(database: database))
+                          versions: SQLiteVersionLog(database: database),
+                          committer: SQLiteVersionCommitter(database: database))
     }
 }

@@ -16,10 +16,13 @@ final class SQLiteVersionLog: VersionLog {
     /// Appends the records in one transaction (durable once it commits).
     func append(_ records: [Data]) throws {
         guard !records.isEmpty else { return }
-        try database.write("append to the version log of") { db in
-            let statement = try db.cachedStatement(sql: "INSERT INTO version_record (record) VALUES (?)")
-            for record in records { try statement.execute(arguments: [record]) }
-        }
+        try database.write("append to the version log of") { db in try Self.append(records, db) }
+    }
+
+    /// Appends records inside the caller's transaction.
+    static func append(_ records: [Data], _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO version_record (record) VALUES (?)")
+        for record in records { try statement.execute(arguments: [record]) }
     }
 
     /// The records committed after `cursor`, in commit order.

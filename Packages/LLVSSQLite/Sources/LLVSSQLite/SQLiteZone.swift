@@ -23,14 +23,30 @@ final class SQLiteZone: Zone {
     /// reference repeated in `items` gets the last of its data.
     func store(_ items: [ZoneItem]) throws {
         guard !items.isEmpty else { return }
-        var last: [ZoneReference: Int] = [:]
-        for (index, item) in items.enumerated() { last[item.reference] = index }
-        try database.write("write to") { db in
-            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO zone_item (zone, version, key, data) VALUES (?, ?, ?, ?)")
-            for (index, item) in items.enumerated() where last[item.reference] == index {
+        try database.write("write to") { db in try Self.insert(items, into: zone, db) }
+    }
+
+    /// Inserts items into `zone` inside the caller's transaction, in primary-key order so
+    /// that a large batch appends to the table's B-tree instead of splitting pages all over
+    /// it (and the write-ahead log holds each page about once).
+    static func insert(_ items: [ZoneItem], into zone: Kind, _ db: Database) throws {
+        guard !items.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO zone_item (zone, version, key, data) VALUES (?, ?, ?, ?)")
+        for group in Self.groupsByVersion(items) {
+            for index in KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key.rawValue }) {
+                let item = items[group[index]]
                 try statement.execute(arguments: [zone.rawValue, item.reference.version.rawValue, item.reference.key.rawValue, item.data])
             }
         }
+    }
+
+    /// The positions of the items of each version, versions in order (usually just one).
+    private static func groupsByVersion(_ items: [ZoneItem]) -> [[Int]] {
+        guard let first = items.first?.reference.version else { return [] }
+        if items.allSatisfy({ $0.reference.version == first }) { return [Array(items.indices)] }
+        return Dictionary(grouping: items.indices, by: { items[$0].reference.version })
+            .sorted { $0.key < $1.key }
+            .map(\.value)
     }
 
     /// Reads the items in one read transaction.

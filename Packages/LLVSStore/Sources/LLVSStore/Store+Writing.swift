@@ -14,7 +14,11 @@ extension Store {
     public func makeVersion(basedOnPredecessor predecessor: Version.ID?, inserting insertedValues: [Value] = [],
                             updating updatedValues: [Value] = [], removing removedIds: [Value.ID] = [],
                             metadata: Version.Metadata = [:]) throws -> Version {
-        let changes = insertedValues.map(Value.Change.insert) + updatedValues.map(Value.Change.update) + removedIds.map(Value.Change.remove)
+        var changes: [Value.Change] = []
+        changes.reserveCapacity(insertedValues.count + updatedValues.count + removedIds.count)
+        changes.append(contentsOf: insertedValues.lazy.map(Value.Change.insert))
+        changes.append(contentsOf: updatedValues.lazy.map(Value.Change.update))
+        changes.append(contentsOf: removedIds.lazy.map(Value.Change.remove))
         return try makeVersion(basedOnPredecessor: predecessor, storing: changes, metadata: metadata)
     }
 

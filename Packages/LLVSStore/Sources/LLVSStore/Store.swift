@@ -69,7 +69,10 @@ public final class Store: Sendable {
     /// The stored bytes of a value reference, or nil.
     func data(for reference: Value.Reference) throws(StoreError) -> Data? {
         if let data = overlay?.data(for: reference) { return data }
-        return try StoreError.wrapping { try engine.zones.values.data(for: ZoneReference(reference)) }
+        if let data = engine.valueCache.withLock({ $0.data(for: reference) }) { return data }
+        let data = try StoreError.wrapping { try engine.zones.values.data(for: ZoneReference(reference)) }
+        if let data { engine.valueCache.withLock { $0.insert(data, for: reference) } }
+        return data
     }
 
     /// Runs a map operation, converting its errors.

@@ -19,6 +19,8 @@ final class StoreEngine: Sendable {
     let zones: StoreZones
     let map: Map
     let state = Locked(State())
+    /// Value data read recently (32 MiB at most).
+    let valueCache = Locked(ValueDataCache(byteLimit: 32 << 20))
     /// The log position read so far; its lock also serializes reloads.
     private let cursor = Locked(VersionLogCursor.start)
 
@@ -41,29 +43,77 @@ final class StoreEngine: Sendable {
         }
     }
 
-    /// Appends a version's record and adds it to the history, unless a version with its
-    /// identifier is already there. Returns whether it was added.
-    func commit(_ record: VersionRecord) throws(StoreError) -> Bool {
-        let root = record.root
-        let encoded = record.encoded()
-        return try state.withLock { (state) throws(StoreError) -> Bool in
-            guard !state.history.contains(record.version.id) else { return false }
-            for predecessor in record.version.predecessorIds where !state.history.contains(predecessor) {
-                throw .unknownPredecessor(predecessor, of: record.version.id)
+    /// Stores a new version's value items and map nodes, then appends its record and adds
+    /// it to the history, unless a version with its identifier is already there. Returns
+    /// whether it was added.
+    func commit(_ record: VersionRecord, values: [ZoneItem] = [], mapUpdate: MapUpdate? = nil) throws(StoreError) -> Bool {
+        let mapItems = mapUpdate?.zoneItems ?? []
+        let added: Bool
+        if let committer = zones.committer {
+            // One step writes everything; holding the cursor lock keeps a reload or another
+            // commit of this process from reading or appending the same record meanwhile.
+            added = try cursor.withLock { (_) throws(StoreError) -> Bool in
+                guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
+                try StoreError.wrapping { try committer.commitVersion(values: values, maps: mapItems, record: record.encoded()) }
+                try state.withLock { (state) throws(StoreError) in try state.add(record) }
+                return true
             }
-            try StoreError.wrapping { try zones.versions.append([encoded]) }
-            try StoreError.wrapping { try state.history.add(record.version) }
-            state.roots[record.version.id] = root
-            return true
+        } else {
+            guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
+            try StoreError.wrapping {
+                try zones.values.store(values)
+                try zones.maps.store(mapItems)
+            }
+            let encoded = record.encoded()
+            added = try state.withLock { (state) throws(StoreError) -> Bool in
+                guard try state.accepts(record.version) else { return false }
+                try StoreError.wrapping { try zones.versions.append([encoded]) }
+                try state.add(record)
+                return true
+            }
         }
+        if added, let mapUpdate { map.remember(mapUpdate) }
+        return added
     }
 }
 
 extension StoreEngine.State {
+    /// The usual case of a reload (opening a store above all): every record is new, appears
+    /// once, and builds on versions known or among the records. Then they go into the history
+    /// in one batch. Returns false, having changed nothing, for anything else; then
+    /// ``integrate(_:)`` takes the careful path.
+    private mutating func addInOneBatch(_ records: [VersionRecord]) -> Bool {
+        let fresh = records.filter { !history.contains($0.version.id) }
+        guard (try? history.add(contentsOf: fresh.lazy.map(\.version))) != nil else { return false }
+        roots.reserveCapacity(roots.count + fresh.count)
+        for record in fresh {
+            if let root = record.root { roots[record.version.id] = root }
+        }
+        return true
+    }
+
+    /// Whether `version` can be added: false if the history has it already.
+    ///
+    /// - Throws: ``StoreError/unknownPredecessor(_:of:)`` for a predecessor not in the history.
+    func accepts(_ version: Version) throws(StoreError) -> Bool {
+        guard !history.contains(version.id) else { return false }
+        for predecessor in version.predecessorIds where !history.contains(predecessor) {
+            throw .unknownPredecessor(predecessor, of: version.id)
+        }
+        return true
+    }
+
+    /// Adds a committed record's version to the history.
+    mutating func add(_ record: VersionRecord) throws(StoreError) {
+        try StoreError.wrapping { try history.add(record.version) }
+        roots[record.version.id] = record.root
+    }
+
     /// Adds every record whose predecessors are known (in the history or among the records),
     /// in any order; the rest wait in ``deferred``. Linear in the number of records when, as
     /// usual, none has to wait.
     mutating func integrate(_ records: [VersionRecord]) throws(StoreError) {
+        if deferred.isEmpty, addInOneBatch(records) { return }
         var pending = Array(deferred.values)
         deferred = [:]
         var pendingIds = Set(pending.map(\.version.id))

@@ -3,9 +3,9 @@ import LLVSCore
 import LLVSMap
 import LLVSZones
 
-/// Writes one version: checks the changes, stores new value data, builds and stores the
-/// new map nodes, then appends the version record — the step that makes it visible. A
-/// failure before the record is appended leaves only unreferenced data behind.
+/// Writes one version: checks the changes, builds the new map nodes, then has the engine
+/// store the new value data and nodes and append the version record — the step that makes
+/// it visible. A failure before the record is appended leaves only unreferenced data behind.
 struct VersionWriter {
     let store: Store
 
@@ -26,13 +26,11 @@ struct VersionWriter {
         }
         stored.valueDataSize = newValues.reduce(Int64(0)) { $0 + Int64($1.data.count) }
         let items = newValues.map { ZoneItem(reference: ZoneReference(key: .init($0.id.rawValue), version: version.id), data: $0.data) }
-        try StoreError.wrapping { try store.engine.zones.values.store(items) }
         let base = try version.predecessors.map { (predecessors) throws(StoreError) in try store.root(of: predecessors.idOfFirst) } ?? nil
         let update = try store.withMap { (map, overlay) throws(MapError) in
             try map.update(base, applying: mapChanges, location: version.id, overlay: overlay)
         }
-        try store.withMap { (map, _) throws(MapError) in try map.write(update) }
-        let added = try store.engine.commit(VersionRecord(version: stored, root: update.root))
+        let added = try store.engine.commit(VersionRecord(version: stored, root: update.root), values: items, mapUpdate: update)
         return (store.version(identifiedBy: version.id) ?? stored, added)
     }
 
@@ -50,6 +48,7 @@ struct VersionWriter {
             }
         }
         var seen: Set<Value.ID> = []
+        seen.reserveCapacity(changes.count)
         var mapChanges: [MapChange] = []
         mapChanges.reserveCapacity(changes.count)
         for change in changes {

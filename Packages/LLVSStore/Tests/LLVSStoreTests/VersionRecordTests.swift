@@ -60,4 +60,20 @@ import Testing
         try reopened.reloadHistory()
         #expect(reopened.version(identifiedBy: "orphan")?.predecessors?.idOfFirst == "never-written")
     }
+
+    @Test(arguments: Backend.allCases)
+    func aRecordRepeatedInTheLogLoadsOnce(_ backend: Backend) throws {
+        // Two writers can append the same version (say, both received it from a peer); the
+        // first opening reads both copies in one batch.
+        let test = try TestStore(backend)
+        let first = try test.store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1")])
+        let zones = try test.storage.makeZones(rootDirectoryURL: test.directory.url)
+        let second = Version(id: "second", predecessors: .init(idOfFirst: first.id), timestamp: 2)
+        let record = VersionRecord(version: second, root: try test.store.root(of: first.id)).encoded()
+        try zones.versions.append([record, record])
+        let reopened = try test.reopened()
+        #expect(reopened.queryHistory { $0.count } == 2)
+        #expect(try reopened.value(id: "a", at: "second")?.data == Data("1".utf8))
+    }
 }
+

@@ -111,22 +111,27 @@ public final class FileVersionLog: VersionLog {
     /// Parses complete records from `bytes` (which start at offset `base` of the segment);
     /// returns them and the offset in `bytes` after the last complete record.
     private static func parseRecords(_ bytes: Data, path: String, base: Int) throws -> (records: [Data], end: Int) {
-        var offset = 0
-        var records: [Data] = []
-        let start = bytes.startIndex
-        while bytes.count - offset >= 4 {
-            let length = bytes[(start + offset)..<(start + offset + 4)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            let recordEnd = offset + 4 + length + checksumCount
-            guard recordEnd <= bytes.count else { break } // torn (or still being written) final record
-            let payload = bytes[(start + offset + 4)..<(start + offset + 4 + length)]
-            guard Array(SHA256.hash(data: payload).prefix(checksumCount)) == Array(bytes[(start + offset + 4 + length)..<(start + recordEnd)]) else {
-                if recordEnd == bytes.count { break } // torn final record
-                throw ZoneError.corrupt(path: path, reason: "record at offset \(base + offset) fails its checksum")
+        try bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> (records: [Data], end: Int) in
+            var offset = 0
+            var records: [Data] = []
+            while raw.count - offset >= 4 {
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let recordEnd = offset + 4 + length + checksumCount
+                guard recordEnd <= raw.count else { break } // torn (or still being written) final record
+                let payload = UnsafeRawBufferPointer(rebasing: raw[(offset + 4)..<(offset + 4 + length)])
+                let stored = UnsafeRawBufferPointer(rebasing: raw[(offset + 4 + length)..<recordEnd])
+                let matches = SHA256.hash(data: payload).withUnsafeBytes { digest in
+                    digest.prefix(checksumCount).elementsEqual(stored)
+                }
+                guard matches else {
+                    if recordEnd == raw.count { break } // torn final record
+                    throw ZoneError.corrupt(path: path, reason: "record at offset \(base + offset) fails its checksum")
+                }
+                records.append(Data(payload))
+                offset = recordEnd
             }
-            records.append(Data(payload))
-            offset = recordEnd
+            return (records, offset)
         }
-        return (records, offset)
     }
 
     /// Parses the complete records of a segment from byte `start`; returns them and the

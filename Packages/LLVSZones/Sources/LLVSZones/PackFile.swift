@@ -35,10 +35,8 @@ struct PackFile: Sendable {
 
     /// Encodes items (any order; a repeated key keeps its last data) as a pack.
     static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
-        var latest: [ZoneReference.Key: Data] = [:]
-        for item in items { latest[item.key] = item.data }
-        let sorted = latest.sorted { $0.key < $1.key }
-        var writer = ByteWriter(capacity: 64 + sorted.reduce(0) { $0 + $1.key.rawValue.utf8.count + $1.value.count + 4 })
+        let sorted = KeyOrder.positionsOfLastOccurrences(items.map(\.key.rawValue)).map { items[$0] }
+        var writer = ByteWriter(capacity: 64 + sorted.reduce(0) { $0 + $1.key.rawValue.utf8.count + $1.data.count + 4 })
         writer.append(contentsOf: magic)
         writer.append(formatVersion)
         writer.appendString(version.rawValue)

@@ -19,11 +19,26 @@ public struct StoreZones: Sendable {
     public var maps: any Zone
     /// The version records.
     public var versions: any VersionLog
+    /// Set by a backend that can write all of a new version in one step; nil means the
+    /// store writes the two zones and then the log, in that order.
+    public var committer: (any VersionCommitting)?
 
     /// Groups the parts of a store's storage.
-    public init(values: any Zone, maps: any Zone, versions: any VersionLog) {
+    public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil) {
         self.values = values
         self.maps = maps
         self.versions = versions
+        self.committer = committer
     }
+}
+
+/// A backend that writes a new version's value items, map items and log record in one
+/// atomic, durable step (the SQLite backend: one transaction and one WAL sync instead of
+/// three).
+public protocol VersionCommitting: Sendable {
+    /// Stores `values` and `maps` in their zones, with the semantics of ``Zone/store(_:)``,
+    /// and appends `record` to the version log: all of it, or none of it.
+    ///
+    /// - Throws: ``ZoneError`` when the step fails; then nothing of it is visible.
+    func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws
 }

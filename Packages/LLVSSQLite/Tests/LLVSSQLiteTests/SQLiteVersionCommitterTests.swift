@@ -1,0 +1,42 @@
+import Foundation
+import LLVSSQLite
+import LLVSTesting
+import LLVSZones
+import Testing
+
+/// The SQLite backend writes a version's items and record in one transaction.
+@Suite struct SQLiteVersionCommitterTests {
+    static func item(_ key: String, _ version: String, _ text: String) -> ZoneItem {
+        ZoneItem(reference: ZoneReference(key: .init(key), version: .init(version)), data: Data(text.utf8))
+    }
+
+    @Test func aCommitStoresTheItemsAndAppendsTheRecord() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let committer = try #require(zones.committer)
+        try committer.commitVersion(values: [Self.item("b", "V", "2"), Self.item("a", "V", "1"), Self.item("b", "V", "3")],
+                                    maps: [Self.item("node", "V", "n")], record: Data("record".utf8))
+        // A fresh opening sees everything; of two items under one reference the last won.
+        let reopened = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try reopened.values.data(for: [ZoneReference(key: "a", version: "V"), ZoneReference(key: "b", version: "V")])
+                == [Data("1".utf8), Data("3".utf8)])
+        #expect(try reopened.maps.data(for: ZoneReference(key: "node", version: "V")) == Data("n".utf8))
+        #expect(try reopened.versions.records(after: .start).records == [Data("record".utf8)])
+        // Items already stored keep their bytes, as with Zone.store.
+        try committer.commitVersion(values: [Self.item("a", "V", "changed")], maps: [], record: Data("again".utf8))
+        #expect(try reopened.values.data(for: ZoneReference(key: "a", version: "V")) == Data("1".utf8))
+    }
+
+    @Test func aLargeCommitLeavesNoLargeWriteAheadLog() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let committer = try #require(zones.committer)
+        let payload = String(repeating: "x", count: 100)
+        let values = (0..<60_000).map { _ in Self.item(UUID().uuidString, "V", payload) }
+        try committer.commitVersion(values: values, maps: [], record: Data("record".utf8))
+        let wal = directory.url.appendingPathComponent(SQLiteStorage.databaseFileName + "-wal")
+        let size = (try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int) ?? 0
+        #expect(size < 1 << 20, "the write-ahead log holds \(size) bytes after the checkpoint")
+        #expect(try zones.values.data(for: values[12_345].reference) == Data(payload.utf8))
+    }
+}

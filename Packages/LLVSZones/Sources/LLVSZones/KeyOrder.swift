@@ -1,0 +1,55 @@
+/// Orders zone keys by their UTF-8 bytes (the order packs and the SQLite table keep) without
+/// comparing strings for most pairs: each key's first eight bytes are sorted as one integer,
+/// and only keys that share them are compared in full.
+public enum KeyOrder {
+    /// The positions of `keys` in UTF-8 byte order; where a key occurs more than once, only
+    /// its last position is kept (the last write of a batch wins).
+    public static func positionsOfLastOccurrences<Key: StringProtocol>(_ keys: [Key]) -> [Int] {
+        var slots = keys.indices.map { Slot(prefix: prefix(of: keys[$0]), index: $0) }
+        slots.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let order = compareBytes(keys[a.index], keys[b.index])
+            return order != 0 ? order < 0 : a.index < b.index
+        }
+        var positions: [Int] = []
+        positions.reserveCapacity(slots.count)
+        for (offset, slot) in slots.enumerated() {
+            if offset + 1 < slots.count, slots[offset + 1].prefix == slot.prefix,
+               compareBytes(keys[slots[offset + 1].index], keys[slot.index]) == 0 {
+                continue
+            }
+            positions.append(slot.index)
+        }
+        return positions
+    }
+
+    private struct Slot {
+        var prefix: UInt64
+        var index: Int
+    }
+
+    /// The first eight UTF-8 bytes as a big-endian integer, zero-padded: equal prefixes
+    /// order like the bytes they stand for, and ties are settled by a full comparison.
+    private static func prefix<Key: StringProtocol>(of key: Key) -> UInt64 {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in key.utf8.prefix(8) {
+            value = value << 8 | UInt64(byte)
+            count += 1
+        }
+        return count == 0 ? 0 : value << (8 * UInt64(8 - count))
+    }
+
+    private static func compareBytes<Key: StringProtocol>(_ lhs: Key, _ rhs: Key) -> Int {
+        var left = lhs.utf8.makeIterator(), right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (a?, b?) where a != b: return a < b ? -1 : 1
+            default: continue
+            }
+        }
+    }
+}
