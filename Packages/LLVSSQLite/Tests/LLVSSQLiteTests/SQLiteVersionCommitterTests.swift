@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LLVSSQLite
 import LLVSTesting
 import LLVSZones
@@ -38,5 +39,13 @@ import Testing
         let size = (try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int) ?? 0
         #expect(size < 1 << 20, "the write-ahead log holds \(size) bytes after the checkpoint")
         #expect(try zones.values.data(for: values[12_345].reference) == Data(payload.utf8))
+    }
+
+    @Test func aNewDatabaseUsesSixteenKibibytePages() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        try #require(zones.committer).commitVersion(values: [Self.item("a", "V", "1")], maps: [], record: Data("r".utf8))
+        let queue = try DatabaseQueue(path: directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 16_384)
     }
 }

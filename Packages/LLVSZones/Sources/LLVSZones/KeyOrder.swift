@@ -1,10 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Orders zone keys by their UTF-8 bytes (the order packs and the SQLite table keep) without
 /// comparing strings for most pairs: each key's first eight bytes are sorted as one integer,
 /// and only keys that share them are compared in full.
 public enum KeyOrder {
     /// The positions of `keys` in UTF-8 byte order; where a key occurs more than once, only
     /// its last position is kept (the last write of a batch wins).
-    public static func positionsOfLastOccurrences<Key: StringProtocol>(_ keys: [Key]) -> [Int] {
+    public static func positionsOfLastOccurrences(_ keys: [String]) -> [Int] {
         var slots = keys.indices.map { Slot(prefix: prefix(of: keys[$0]), index: $0) }
         slots.sort { a, b in
             if a.prefix != b.prefix { return a.prefix < b.prefix }
@@ -30,25 +36,29 @@ public enum KeyOrder {
 
     /// The first eight UTF-8 bytes as a big-endian integer, zero-padded: equal prefixes
     /// order like the bytes they stand for, and ties are settled by a full comparison.
-    private static func prefix<Key: StringProtocol>(of key: Key) -> UInt64 {
-        var value: UInt64 = 0
-        var count = 0
-        for byte in key.utf8.prefix(8) {
-            value = value << 8 | UInt64(byte)
-            count += 1
+    private static func prefix(of key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes in
+            var value: UInt64 = 0
+            for index in 0..<8 {
+                value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0)
+            }
+            return value
         }
-        return count == 0 ? 0 : value << (8 * UInt64(8 - count))
     }
 
-    private static func compareBytes<Key: StringProtocol>(_ lhs: Key, _ rhs: Key) -> Int {
-        var left = lhs.utf8.makeIterator(), right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case let (a?, b?) where a != b: return a < b ? -1 : 1
-            default: continue
+    /// Negative, zero or positive as the UTF-8 bytes of `lhs` order before, equal or after
+    /// those of `rhs`.
+    private static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                    let order = memcmp(a, b, common)
+                    if order != 0 { return Int(order) }
+                }
+                return left.count - right.count
             }
         }
     }
