@@ -43,7 +43,11 @@ public struct ByteWriter: Sendable {
 
     /// Appends a string as a varint length followed by its UTF-8 bytes.
     public mutating func appendString(_ string: String) {
-        appendLengthPrefixed(string.utf8)
+        var string = string
+        string.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
     }
 }
 

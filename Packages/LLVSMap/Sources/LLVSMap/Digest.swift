@@ -73,7 +73,8 @@ public struct Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// 64 lower-case hex digits.
     public var hex: String {
-        Hex.encode(bytes)
+        var bigEndianWords = (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)
+        return withUnsafeBytes(of: &bigEndianWords) { Hex.encode($0) }
     }
 
     /// The hex form.

@@ -31,21 +31,36 @@ extension Map {
     /// changed keys to the root are rebuilt: k changes in a map of n references cost
     /// O(k log n) nodes. Unchanged subtrees are shared with `root`. Removing an absent key
     /// or setting a key to the reference it already has changes nothing. When several
-    /// changes name one identifier, the last wins.
+    /// changes name one identifier, the last wins, unless `rejectingRepeats` is set.
     ///
-    /// - Throws: ``MapError`` when a node of `root` is missing or corrupt.
-    public func update(_ root: NodeReference?, applying changes: [MapChange], location: Version.ID,
-                       overlay: MapOverlay? = nil) throws(MapError) -> MapUpdate {
-        let keyed = Self.sortedLastChanges(changes)
+    /// `changes` is consumed: a caller that passes its last use of the array lets the
+    /// update free it as soon as the changes are sorted, which matters for large batches.
+    ///
+    /// - Throws: ``MapError/repeatedChange(valueId:)`` when `rejectingRepeats` is set and an
+    ///   identifier appears twice; ``MapError`` when a node of `root` is missing or corrupt.
+    public func update(_ root: NodeReference?, applying changes: consuming [MapChange], location: Version.ID,
+                       overlay: MapOverlay? = nil, rejectingRepeats: Bool = false) throws(MapError) -> MapUpdate {
+        var keyed = try Self.sortedLastChanges(changes, rejectingRepeats: rejectingRepeats)
+        changes = []
         var builder = NodeBuilder(location: location)
-        let newRoot = try apply(root, depth: 0, changes: keyed[...], builder: &builder, overlay: overlay)
+        let newRoot: NodeReference?
+        if root == nil {
+            // A new map (a first version, a bulk import): build it from the entries directly,
+            // letting the changes go before the nodes are made.
+            let entries = keyed.compactMap(\.entry)
+            keyed = []
+            newRoot = builder.build(entries, depth: 0)
+        } else {
+            newRoot = try apply(root, depth: 0, changes: keyed[...], builder: &builder, overlay: overlay)
+        }
         return MapUpdate(root: newRoot, location: location, newNodes: builder.reachableNewNodes(from: newRoot))
     }
 
-    /// The changes in leaf order, keeping only the last change of each identifier. Sorts
-    /// trivially copyable (hash, index) pairs rather than the changes themselves, so a
-    /// million changes sort without a reference-count operation per comparison.
-    static func sortedLastChanges(_ changes: [MapChange]) -> [KeyedChange] {
+    /// The changes in leaf order, keeping only the last change of each identifier (or
+    /// throwing for a repeated one). Sorts trivially copyable (hash, index) pairs rather than
+    /// the changes themselves, so a million changes sort without a reference-count operation
+    /// per comparison.
+    static func sortedLastChanges(_ changes: [MapChange], rejectingRepeats: Bool = false) throws(MapError) -> [KeyedChange] {
         var order = changes.indices.map { ChangeOrder(keyHash: Digest.of(changes[$0].valueId), index: $0) }
         order.sort { a, b in
             if a.keyHash != b.keyHash { return a.keyHash < b.keyHash }
@@ -59,6 +74,7 @@ extension Map {
             // Of several changes to one identifier, only the last (now adjacent, in order) counts.
             if position + 1 < order.count, order[position + 1].keyHash == entry.keyHash,
                changes[order[position + 1].index].valueId == changes[entry.index].valueId {
+                if rejectingRepeats { throw .repeatedChange(valueId: changes[entry.index].valueId) }
                 continue
             }
             keyed.append(KeyedChange(keyHash: entry.keyHash, change: changes[entry.index]))

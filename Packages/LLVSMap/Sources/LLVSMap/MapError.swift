@@ -11,6 +11,8 @@ public enum MapError: Error, Hashable, CustomStringConvertible {
     case malformedNode(reason: String)
     /// The maps zone failed.
     case zone(ZoneError)
+    /// One update changed `valueId` twice, and was asked to reject that.
+    case repeatedChange(valueId: Value.ID)
 
     /// A sentence naming the problem and the node.
     public var description: String {
@@ -23,6 +25,8 @@ public enum MapError: Error, Hashable, CustomStringConvertible {
             return "Malformed map node: \(reason)"
         case .zone(let error):
             return "Map storage failed: \(error)"
+        case .repeatedChange(let valueId):
+            return "One update changes value \(valueId) more than once."
         }
     }
 }

@@ -31,13 +31,37 @@ final class SQLiteZone: Zone {
     /// it (and the write-ahead log holds each page about once).
     static func insert(_ items: [ZoneItem], into zone: Kind, _ db: Database) throws {
         guard !items.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO zone_item (zone, version, key, data) VALUES (?, ?, ?, ?)")
         for group in Self.groupsByVersion(items) {
-            for index in KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key.rawValue }) {
-                let item = items[group[index]]
-                try statement.execute(arguments: [zone.rawValue, item.reference.version.rawValue, item.reference.key.rawValue, item.data])
+            let ordered = KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key.rawValue }).map { group[$0] }
+            let version = items[group[0]].reference.version.rawValue
+            // Many rows per statement, the zone and version bound once for all of them.
+            var start = 0
+            while start < ordered.count {
+                let rows = ordered[start..<min(start + rowsPerStatement, ordered.count)]
+                let statement = try db.cachedStatement(sql: rows.count == rowsPerStatement ? fullInsertSQL : insertSQL(rows: rows.count))
+                var arguments: [(any DatabaseValueConvertible)?] = [zone.rawValue, version]
+                arguments.reserveCapacity(2 + rows.count * 2)
+                for index in rows {
+                    arguments.append(items[index].reference.key.rawValue)
+                    arguments.append(items[index].data)
+                }
+                try statement.execute(arguments: StatementArguments(arguments))
+                start += rows.count
             }
         }
+    }
+
+    /// Rows per insert statement (two parameters each; SQLite allows 32,766 parameters).
+    static let rowsPerStatement = 256
+
+    /// The statement for a full chunk of rows, built once.
+    private static let fullInsertSQL = insertSQL(rows: rowsPerStatement)
+
+    /// `INSERT OR IGNORE` of `rows` rows of one zone and version: `?1` is the zone, `?2` the
+    /// version, then each row's key and data.
+    private static func insertSQL(rows: Int) -> String {
+        "INSERT OR IGNORE INTO zone_item (zone, version, key, data) SELECT ?1, ?2, column1, column2 FROM (VALUES "
+            + (0..<rows).map { "(?\(3 + 2 * $0), ?\(4 + 2 * $0))" }.joined(separator: ", ") + ")"
     }
 
     /// The positions of the items of each version, versions in order (usually just one).

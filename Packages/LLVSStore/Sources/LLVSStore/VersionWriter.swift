@@ -18,23 +18,36 @@ struct VersionWriter {
         let mapChanges = try validate(changes, of: version, trusted: trusted)
         var stored = version
         stored.successors = Version.Successors()
-        let newValues = changes.compactMap { change -> Value? in
+        var items: [ZoneItem] = []
+        items.reserveCapacity(changes.count)
+        var valueDataSize: Int64 = 0
+        for change in changes {
             switch change {
-            case .insert(let value), .update(let value): return value
-            case .remove, .preserve, .preserveRemoval: return nil
+            case .insert(let value), .update(let value):
+                items.append(ZoneItem(reference: ZoneReference(key: .init(value.id.rawValue), version: version.id), data: value.data))
+                valueDataSize += Int64(value.data.count)
+            case .remove, .preserve, .preserveRemoval:
+                continue
             }
         }
-        stored.valueDataSize = newValues.reduce(Int64(0)) { $0 + Int64($1.data.count) }
-        let items = newValues.map { ZoneItem(reference: ZoneReference(key: .init($0.id.rawValue), version: version.id), data: $0.data) }
+        stored.valueDataSize = valueDataSize
         let base = try version.predecessors.map { (predecessors) throws(StoreError) in try store.root(of: predecessors.idOfFirst) } ?? nil
-        let update = try store.withMap { (map, overlay) throws(MapError) in
-            try map.update(base, applying: mapChanges, location: version.id, overlay: overlay)
+        let update: MapUpdate
+        do {
+            update = try store.withMap { (map, overlay) throws(MapError) in
+                // The map update rejects an identifier changed twice (it sorts the changes
+                // anyway, so repeats come out adjacent) and frees the map changes early.
+                try map.update(base, applying: mapChanges, location: version.id, overlay: overlay, rejectingRepeats: true)
+            }
+        } catch .map(.repeatedChange(let valueId)) {
+            throw .conflictingChanges(valueId: valueId)
         }
         let added = try store.engine.commit(VersionRecord(version: stored, root: update.root), values: items, mapUpdate: update)
         return (store.version(identifiedBy: version.id) ?? stored, added)
     }
 
-    /// Checks predecessors and changes, returning the map changes they make.
+    /// Checks predecessors and changes, returning the map changes they make. (An identifier
+    /// changed twice is caught by the map update, which sorts the changes.)
     func validate(_ changes: [Value.Change], of version: Version, trusted: Set<Value.Reference> = []) throws(StoreError) -> [MapChange] {
         let predecessors = version.predecessorIds
         if predecessors.count == 2, predecessors[0] == predecessors[1] {
@@ -47,12 +60,9 @@ struct VersionWriter {
                 throw .unknownPredecessor(predecessor, of: version.id)
             }
         }
-        var seen: Set<Value.ID> = []
-        seen.reserveCapacity(changes.count)
         var mapChanges: [MapChange] = []
         mapChanges.reserveCapacity(changes.count)
         for change in changes {
-            guard seen.insert(change.valueId).inserted else { throw .conflictingChanges(valueId: change.valueId) }
             switch change {
             case .insert(let value), .update(let value):
                 mapChanges.append(.set(Value.Reference(valueId: value.id, storedVersionId: version.id)))

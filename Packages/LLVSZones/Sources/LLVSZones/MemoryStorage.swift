@@ -32,10 +32,17 @@ public final class MemoryZone: Zone {
     /// Stores items; a reference that already holds data keeps it (append-only), and a
     /// reference repeated within the batch gets its last data.
     public func store(_ items: [ZoneItem]) throws {
-        var batch: [ZoneReference: Data] = [:]
-        for item in items { batch[item.reference] = item.data }
         self.items.withLock { stored in
-            stored.merge(batch) { existing, _ in existing }
+            if stored.capacity < stored.count + items.count {
+                // Grow geometrically: reserving the exact size on every batch would rehash
+                // the whole dictionary each time.
+                stored.reserveCapacity(max(2 * stored.count, stored.count + items.count))
+            }
+            // Newest first, inserting only where nothing is stored: the last item of a
+            // repeated reference goes in, and data stored before this batch stays.
+            for item in items.reversed() where stored[item.reference] == nil {
+                stored[item.reference] = item.data
+            }
         }
     }
 

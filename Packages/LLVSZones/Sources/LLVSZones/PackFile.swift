@@ -33,21 +33,26 @@ struct PackFile: Sendable {
     /// The number of items.
     var count: Int { entries.count }
 
-    /// Encodes items (any order; a repeated key keeps its last data) as a pack.
+    /// Encodes items (any order; a repeated key keeps its last data) as a pack. The data
+    /// blobs are copied once, straight into the pack.
     static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
-        let sorted = KeyOrder.positionsOfLastOccurrences(items.map(\.key.rawValue)).map { items[$0] }
-        var writer = ByteWriter(capacity: 64 + sorted.reduce(0) { $0 + $1.key.rawValue.utf8.count + $1.data.count + 4 })
-        writer.append(contentsOf: magic)
-        writer.append(formatVersion)
-        writer.appendString(version.rawValue)
-        writer.appendVarint(UInt64(sorted.count))
-        for (key, data) in sorted {
-            writer.appendString(key.rawValue)
-            writer.appendVarint(UInt64(data.count))
+        let order = KeyOrder.positionsOfLastOccurrences(items.map(\.key.rawValue))
+        var header = ByteWriter(capacity: 64 + order.count * 48)
+        header.append(contentsOf: magic)
+        header.append(formatVersion)
+        header.appendString(version.rawValue)
+        header.appendVarint(UInt64(order.count))
+        var dataCount = 0
+        for index in order {
+            header.appendString(items[index].key.rawValue)
+            header.appendVarint(UInt64(items[index].data.count))
+            dataCount += items[index].data.count
         }
-        for (_, data) in sorted { writer.append(contentsOf: data) }
-        writer.append(contentsOf: SHA256.hash(data: writer.bytes))
-        return writer.data
+        var pack = Data(capacity: header.bytes.count + dataCount + SHA256.byteCount)
+        pack.append(contentsOf: header.bytes)
+        for index in order { pack.append(items[index].data) }
+        pack.append(contentsOf: SHA256.hash(data: pack))
+        return pack
     }
 
     /// Decodes and verifies a pack read from `path`.
