@@ -23,15 +23,29 @@ extension History {
         guard !batch.isEmpty else { return }
         let firstNewIndex = nodes.count
 
-        // Index the batch, rejecting duplicates and unusable versions.
-        var batchIndexById: [Version.ID: Int] = [:]
-        batchIndexById.reserveCapacity(batch.count)
+        // Index the batch straight into `indexById` (a bulk load would otherwise build a
+        // second dictionary as large), rejecting duplicates and unusable versions; any
+        // failure below takes the batch's entries out again before throwing.
+        if batch.count >= nodes.count {
+            indexById.reserveCapacity(indexById.count + batch.count)
+        }
+        var indexed = 0
+        func undoIndexing() {
+            for version in batch.prefix(indexed) { indexById.removeValue(forKey: version.id) }
+        }
         for (offset, version) in batch.enumerated() {
-            guard indexById[version.id] == nil, batchIndexById.updateValue(offset, forKey: version.id) == nil else {
+            if let previous = indexById.updateValue(Int32(firstNewIndex + offset), forKey: version.id) {
+                indexById[version.id] = previous
+                undoIndexing()
                 throw Error.duplicateVersion(version.id)
             }
-            guard version.timestamp.isFinite else { throw Error.nonFiniteTimestamp(version.id) }
+            indexed += 1
+            guard version.timestamp.isFinite else {
+                undoIndexing()
+                throw Error.nonFiniteTimestamp(version.id)
+            }
             if let predecessors = version.predecessors, predecessors.idOfSecond == predecessors.idOfFirst {
+                undoIndexing()
                 throw Error.identicalPredecessors(version.id)
             }
         }
@@ -41,19 +55,19 @@ extension History {
         var unplacedPredecessorCount = [Int](repeating: 0, count: batch.count)
         var batchSuccessors = [[Int]](repeating: [], count: batch.count)
         for (offset, version) in batch.enumerated() {
-            var resolved: [Int32] = []
+            var resolved: (first: Int32, second: Int32) = (-1, -1)
             for predecessorId in version.predecessorIds {
-                if let existing = indexById[predecessorId] {
-                    resolved.append(existing)
-                } else if let inBatch = batchIndexById[predecessorId] {
-                    resolved.append(Int32(firstNewIndex + inBatch))
-                    unplacedPredecessorCount[offset] += 1
-                    batchSuccessors[inBatch].append(offset)
-                } else {
+                guard let index = indexById[predecessorId] else {
+                    undoIndexing()
                     throw Error.missingPredecessor(predecessorId, of: version.id)
                 }
+                if Int(index) >= firstNewIndex {
+                    unplacedPredecessorCount[offset] += 1
+                    batchSuccessors[Int(index) - firstNewIndex].append(offset)
+                }
+                if resolved.first < 0 { resolved.first = index } else { resolved.second = index }
             }
-            links[offset] = (resolved.first ?? -1, resolved.count > 1 ? resolved[1] : -1)
+            links[offset] = resolved
         }
 
         // Kahn's algorithm over the batch computes generations; leftovers mean a cycle.
@@ -72,6 +86,7 @@ extension History {
             }
         }
         guard placedCount == batch.count else {
+            undoIndexing()
             let stuck = batch.indices.filter { unplacedPredecessorCount[$0] > 0 }.map { batch[$0].id }
             throw Error.cycle(through: Array(stuck.sorted().prefix(10)))
         }
@@ -81,14 +96,11 @@ extension History {
         // reserving an exact capacity on every add would copy the storage every time.
         if batch.count >= nodes.count {
             nodes.reserveCapacity(nodes.count + batch.count)
-            indexById.reserveCapacity(indexById.count + batch.count)
         }
         for (offset, var version) in batch.enumerated() {
             version.successors = Version.Successors()
-            let index = Int32(firstNewIndex + offset)
             nodes.append(Node(version: version, first: links[offset].first, second: links[offset].second,
                               generation: generations[offset], successors: []))
-            indexById[version.id] = index
             if version.predecessors == nil { rootIdentifiers.insert(version.id) }
             // A new version is a head unless a later version of the batch builds on it.
             if batchSuccessors[offset].isEmpty { headIdentifiers.insert(version.id) }

@@ -12,6 +12,13 @@ import Testing
         #expect(history.count == 2)
         #expect(history.headIdentifiers.strings == ["B"])
         #expect(Array(history).map(\.id).strings == ["B", "A"])
+        // No identifier of a rejected batch is left in the index, and the index still
+        // finds the versions that are there: the history accepts the next valid version.
+        for id in ["C", "D", "X", "Y", "S"] { #expect(!history.contains(Version.ID(id))) }
+        #expect(history.version(identifiedBy: "B")?.predecessors?.idOfFirst == "A")
+        var next = history
+        try next.add(version("C", ["B"]))
+        #expect(next.count == 3 && next.headIdentifiers.strings == ["C"])
     }
 
     @Test func duplicateVersionIsRejected() throws {

@@ -60,10 +60,7 @@ final class StoreEngine: Sendable {
             }
         } else {
             guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
-            try StoreError.wrapping {
-                try zones.values.store(values)
-                try zones.maps.store(mapItems)
-            }
+            try StoreError.wrapping { try storeItems(values: values, maps: mapItems) }
             let encoded = record.encoded()
             added = try state.withLock { (state) throws(StoreError) -> Bool in
                 guard try state.accepts(record.version) else { return false }
@@ -77,13 +74,36 @@ final class StoreEngine: Sendable {
     }
 }
 
+extension StoreEngine {
+    /// Stores a version's value items and map nodes in their zones; on two threads at once
+    /// when the backend asks for it and both are non-empty, so that the file backend's
+    /// fsyncs of the two packs overlap (the file system can commit them together).
+    func storeItems(values: [ZoneItem], maps: [ZoneItem]) throws {
+        guard zones.writesZonesConcurrently, !values.isEmpty, !maps.isEmpty else {
+            try zones.values.store(values)
+            try zones.maps.store(maps)
+            return
+        }
+        let (valueZone, mapZone) = (zones.values, zones.maps)
+        let failures = Locked<[any Error]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            do {
+                if index == 0 { try valueZone.store(values) } else { try mapZone.store(maps) }
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
+    }
+}
+
 extension StoreEngine.State {
     /// The usual case of a reload (opening a store above all): every record is new, appears
     /// once, and builds on versions known or among the records. Then they go into the history
     /// in one batch. Returns false, having changed nothing, for anything else; then
     /// ``integrate(_:)`` takes the careful path.
     private mutating func addInOneBatch(_ records: [VersionRecord]) -> Bool {
-        let fresh = records.filter { !history.contains($0.version.id) }
+        let fresh = history.isEmpty ? records : records.filter { !history.contains($0.version.id) }
         guard (try? history.add(contentsOf: fresh.lazy.map(\.version))) != nil else { return false }
         roots.reserveCapacity(roots.count + fresh.count)
         for record in fresh {

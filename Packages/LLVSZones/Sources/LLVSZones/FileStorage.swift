@@ -50,7 +50,8 @@ public struct FileStorage: Storage {
         return StoreZones(
             values: FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit),
             maps: FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit),
-            versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true)))
+            versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true)),
+            writesZonesConcurrently: true)
     }
 
     private func checkOrWriteMarker(in root: URL) throws {

@@ -22,13 +22,19 @@ public struct StoreZones: Sendable {
     /// Set by a backend that can write all of a new version in one step; nil means the
     /// store writes the two zones and then the log, in that order.
     public var committer: (any VersionCommitting)?
+    /// Set by a backend whose zone writes wait for the disk (the file backend fsyncs each
+    /// pack and its directory): the store then writes a version's value items and map nodes
+    /// on two threads at once, so that their syncs overlap.
+    public var writesZonesConcurrently: Bool
 
     /// Groups the parts of a store's storage.
-    public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil) {
+    public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil,
+                writesZonesConcurrently: Bool = false) {
         self.values = values
         self.maps = maps
         self.versions = versions
         self.committer = committer
+        self.writesZonesConcurrently = writesZonesConcurrently
     }
 }
 
