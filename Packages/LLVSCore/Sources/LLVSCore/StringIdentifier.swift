@@ -70,9 +70,10 @@ extension StringIdentifier {
     }
 }
 
-/// Compares the UTF-8 bytes of two strings lexicographically: negative, zero or positive.
-/// Native strings are compared in place with `memcmp`; others byte by byte.
-func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
+/// Compares the UTF-8 bytes of two strings lexicographically: negative, zero or positive
+/// (the order of SPEC.md section 1). Native strings are compared in place with `memcmp`;
+/// others byte by byte.
+public func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
     let result = lhs.utf8.withContiguousStorageIfAvailable { left in
         rhs.utf8.withContiguousStorageIfAvailable { right -> Int in
             let common = min(left.count, right.count)

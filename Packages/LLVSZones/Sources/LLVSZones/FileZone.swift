@@ -15,7 +15,6 @@ public final class FileZone: Zone {
     public let directoryURL: URL
 
     private let cache: Locked<PackCache>
-    private let cacheByteLimit: Int
     /// The shard directories known to exist (the zone directory exists once one does).
     private let createdShards = Locked(Set<String>())
 
@@ -24,7 +23,6 @@ public final class FileZone: Zone {
     public init(directoryURL: URL, cacheByteLimit: Int = 256 << 20) {
         self.directoryURL = directoryURL
         self.cache = Locked(PackCache(byteLimit: cacheByteLimit))
-        self.cacheByteLimit = cacheByteLimit
     }
 
     /// Writes one pack per version group; keys already stored for the version are skipped.
@@ -49,7 +47,7 @@ public final class FileZone: Zone {
             }
             // Keep a new pack at hand for reads, unless it is so large that it would push
             // out most of the cache (a bulk import); such a pack is read back when needed.
-            if bytes.count <= cacheByteLimit / 8 {
+            if bytes.count <= cache.withLock({ $0.byteLimit }) / 8 {
                 let pack = try PackFile(decoding: bytes, path: shard.appendingPathComponent(fileName).path)
                 cache.withLock { $0.add(pack, named: fileName, to: version) }
             }

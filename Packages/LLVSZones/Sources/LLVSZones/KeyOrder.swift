@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LLVSCore
 
 /// Orders zone keys by their UTF-8 bytes (the order packs and the SQLite table keep) without
 /// comparing strings for most pairs: each key's first eight bytes are sorted as one integer,
@@ -14,14 +10,14 @@ public enum KeyOrder {
         var slots = keys.indices.map { Slot(prefix: prefix(of: keys[$0]), index: $0) }
         slots.sort { a, b in
             if a.prefix != b.prefix { return a.prefix < b.prefix }
-            let order = compareBytes(keys[a.index], keys[b.index])
+            let order = compareUTF8(keys[a.index], keys[b.index])
             return order != 0 ? order < 0 : a.index < b.index
         }
         var positions: [Int] = []
         positions.reserveCapacity(slots.count)
         for (offset, slot) in slots.enumerated() {
             if offset + 1 < slots.count, slots[offset + 1].prefix == slot.prefix,
-               compareBytes(keys[slots[offset + 1].index], keys[slot.index]) == 0 {
+               compareUTF8(keys[slots[offset + 1].index], keys[slot.index]) == 0 {
                 continue
             }
             positions.append(slot.index)
@@ -44,22 +40,6 @@ public enum KeyOrder {
                 value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0)
             }
             return value
-        }
-    }
-
-    /// Negative, zero or positive as the UTF-8 bytes of `lhs` order before, equal or after
-    /// those of `rhs`.
-    private static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
-        var lhs = lhs, rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let common = min(left.count, right.count)
-                if common > 0, let a = left.baseAddress, let b = right.baseAddress {
-                    let order = memcmp(a, b, common)
-                    if order != 0 { return Int(order) }
-                }
-                return left.count - right.count
-            }
         }
     }
 }
