@@ -65,6 +65,15 @@ public struct History: Sendable {
         nodes.map(\.version.id)
     }
 
+    /// The identifiers of the versions at `positions` in the order they were added, clamped
+    /// to the versions there are (an empty array past the end). Versions are only ever
+    /// appended, so position `n` keeps naming the same version: a caller that remembers how
+    /// many it has seen lists only what came after.
+    public func versionIdentifiers(addedAt positions: Range<Int>) -> [Version.ID] {
+        let clamped = positions.clamped(to: 0..<nodes.count)
+        return nodes[clamped].map(\.version.id)
+    }
+
     /// True when the history holds a version with this identifier.
     public func contains(_ id: Version.ID) -> Bool {
         indexById[id] != nil

@@ -1,0 +1,34 @@
+import LLVSCore
+
+/// Checks on pushed versions that need no storage: identifier lengths and repeats within
+/// one push. Both the server and its storage backends use it.
+public enum PushValidation {
+    /// The first problem with these versions, as an error code and a message, or nil.
+    public static func problem(in versions: [VersionChangesMessage]) -> (code: SyncErrorCode, message: String)? {
+        var seen: [Version.ID: Int] = [:]
+        for (index, message) in versions.enumerated() {
+            let version = message.version
+            if let problem = identifierProblem(version.id.rawValue, what: "version identifier") { return problem }
+            for predecessor in version.predecessorIds {
+                if let problem = identifierProblem(predecessor.rawValue, what: "predecessor of \(version.id)") { return problem }
+            }
+            for change in message.valueChanges {
+                if let problem = identifierProblem(change.valueId.rawValue, what: "value identifier in \(version.id)") { return problem }
+            }
+            if let earlier = seen.updateValue(index, forKey: version.id) {
+                return (.invalidContent, "version \(version.id) appears twice in the push (entries \(earlier) and \(index))")
+            }
+        }
+        return nil
+    }
+
+    /// A problem when `identifier` is empty or longer than the limit.
+    public static func identifierProblem(_ identifier: String, what: String) -> (code: SyncErrorCode, message: String)? {
+        let length = identifier.utf8.count
+        if length == 0 { return (.limitExceeded, "empty \(what)") }
+        if length > SyncLimits.maximumIdentifierByteCount {
+            return (.limitExceeded, "\(what) is \(length) bytes long; the limit is \(SyncLimits.maximumIdentifierByteCount)")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Hummingbird
+import LLVSCore
+import LLVSSyncProtocol
+import LLVSSyncStorage
+
+/// An error answered with its status and a JSON ``SyncErrorBody``.
+struct SyncHTTPError: HTTPResponseError {
+    let code: SyncErrorCode
+    let message: String
+
+    init(_ code: SyncErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    var status: HTTPResponse.Status { HTTPResponse.Status(code: code.statusCode) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"llvs\"" }
+        let body = (try? CanonicalJSON.encode(SyncErrorBody(error: code, message: message))) ?? Data()
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The answer to a storage failure.
+    init(_ error: SyncStorageError) {
+        switch error {
+        case .unknownPredecessors:
+            self.init(.unknownPredecessors, error.description)
+        case .conflictingVersion, .invalidSnapshot:
+            self.init(.invalidContent, error.description)
+        case .unsupported:
+            self.init(.unsupported, error.description)
+        case .unavailable:
+            self.init(.storageUnavailable, "The server's storage failed; try again later.")
+        }
+    }
+}

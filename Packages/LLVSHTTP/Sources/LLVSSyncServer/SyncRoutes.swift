@@ -1,0 +1,274 @@
+import Foundation
+import Hummingbird
+import Logging
+import LLVSCore
+import LLVSExchange
+import LLVSSyncProtocol
+import LLVSSyncStorage
+import NIOCore
+
+/// The handlers of the sync API. Every store route checks the bearer token before anything
+/// else, so a request without a valid token learns nothing (not even whether the store
+/// exists); then the store name, the parameters and the body.
+struct SyncRoutes: Sendable {
+    let storage: any SyncStorage
+    let configuration: SyncServerConfiguration
+    let notifier: VersionNotifier
+
+    var logger: Logger { configuration.logger }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get(RouterPath(SyncAPI.healthPath)) { _, _ in try await health() }
+        let store = router.group(RouterPath("\(SyncAPI.storesPath)/:store"))
+        store.get(RouterPath(SyncAPI.StorePath.versions)) { request, context in try await listVersions(request, context) }
+        store.post(RouterPath(SyncAPI.StorePath.fetchVersions)) { request, context in try await fetchVersions(request, context) }
+        store.post(RouterPath(SyncAPI.StorePath.fetchChanges)) { request, context in try await fetchChanges(request, context) }
+        store.post(RouterPath(SyncAPI.StorePath.push)) { request, context in try await push(request, context) }
+        store.get(RouterPath(SyncAPI.StorePath.events)) { request, context in try await events(request, context) }
+        store.get(RouterPath(SyncAPI.StorePath.latestSnapshot)) { request, context in try await latestSnapshot(request, context) }
+        store.put(RouterPath(SyncAPI.StorePath.latestSnapshot)) { request, context in try await publishSnapshot(request, context) }
+        store.get("snapshots/:snapshot/chunks/:index") { request, context in try await snapshotChunk(request, context) }
+        store.put("snapshots/:snapshot/chunks/:index") { request, context in try await storeSnapshotChunk(request, context) }
+    }
+
+    // MARK: Handlers
+
+    func health() async throws -> Response {
+        do {
+            try await storage.checkHealth()
+        } catch {
+            logger.error("health check failed", metadata: ["error": "\(error)"])
+            throw SyncHTTPError(.storageUnavailable, "The server's storage does not answer.")
+        }
+        return try json(HealthResponse(status: "ok", storage: storage.kind))
+    }
+
+    func listVersions(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let cursor = try cursorParameter(request)
+        let limit = try integerParameter(request, "limit", default: SyncLimits.maximumListingCount, range: 1...SyncLimits.maximumListingCount)
+        let page = try await storageCall { try await storage.listVersions(in: store, after: cursor, limit: limit) }
+        return try json(VersionListing(versionIds: page.versionIds, cursor: page.cursor.description,
+                                       isCompleteListing: page.isCompleteListing, hasMore: page.hasMore))
+    }
+
+    func fetchVersions(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let ids = try await identifiers(request)
+        let records = try await storageCall { try await storage.versionRecords(in: store, identifiedBy: ids) }
+        var body = Data("{\"versions\":[".utf8)
+        for (index, record) in records.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(record)
+        }
+        body.append(contentsOf: Array("]}".utf8))
+        return raw(body)
+    }
+
+    func fetchChanges(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let ids = try await identifiers(request)
+        let changes = try await storageCall { try await storage.valueChanges(in: store, identifiedBy: ids) }
+        var body = Data("{\"changes\":[".utf8)
+        for (index, (id, encoded)) in changes.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: Array("{\"valueChanges\":".utf8))
+            body.append(encoded)
+            body.append(contentsOf: Array(",\"versionId\":".utf8))
+            body.append(try CanonicalJSON.encode(id))
+            body.append(UInt8(ascii: "}"))
+        }
+        body.append(contentsOf: Array("]}".utf8))
+        return raw(body)
+    }
+
+    func push(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let push = try await decodeBody(PushRequest.self, request)
+        if let problem = PushValidation.problem(in: push.versions) { throw SyncHTTPError(problem.code, problem.message) }
+        let versions = try push.versions.map(StoredVersion.init)
+        let started = ContinuousClock.now
+        let outcome: SyncPushOutcome
+        do {
+            outcome = try await storageCall { try await storage.push(versions, to: store) }
+        } catch let error as SyncHTTPError {
+            logger.notice("push rejected", metadata: ["store": "\(store)", "versions": "\(versions.count)", "reason": "\(error.message)"])
+            throw error
+        }
+        if !outcome.added.isEmpty { notifier.notify(store) }
+        logger.info("push", metadata: ["store": "\(store)", "added": "\(outcome.added.count)",
+                                       "alreadyPresent": "\(outcome.alreadyPresentCount)", "cursor": "\(outcome.cursor)",
+                                       "duration": "\(ContinuousClock.now - started)"])
+        return try json(PushResponse(added: outcome.added, alreadyPresentCount: outcome.alreadyPresentCount, cursor: outcome.cursor.description))
+    }
+
+    func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let cursor = try cursorParameter(request)
+        let timeout = try integerParameter(request, "timeout", default: 25, range: 0...SyncLimits.maximumPollSeconds)
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let latest = try await storageCall { try await storage.latestCursor(in: store) }
+            let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
+            let remaining = deadline - ContinuousClock.now
+            if available || remaining <= .zero || Task.isCancelled {
+                return try json(EventsResponse(newVersionsAvailable: available, cursor: latest.description))
+            }
+            await notifier.wait(for: store, upTo: min(remaining, configuration.storagePollInterval))
+        }
+    }
+
+    func latestSnapshot(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        guard let manifest = try await storageCall({ try await storage.snapshotManifest(in: store) }) else {
+            throw SyncHTTPError(.noSnapshot, "The store holds no snapshot.")
+        }
+        return raw(manifest)
+    }
+
+    func publishSnapshot(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let manifest = try await decodeBody(SnapshotManifest.self, request)
+        do {
+            try manifest.validate(location: "the manifest")
+        } catch {
+            throw SyncHTTPError(.invalidContent, "\(error)")
+        }
+        try await storageCall { try await storage.publishSnapshot(manifest, in: store) }
+        logger.info("snapshot published", metadata: ["store": "\(store)", "snapshot": "\(manifest.snapshotId)",
+                                                      "versions": "\(manifest.versionCount)", "bytes": "\(manifest.totalSize)"])
+        return try json(manifest)
+    }
+
+    func snapshotChunk(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let (snapshotId, index) = try chunkParameters(context)
+        guard let data = try await storageCall({ try await storage.snapshotChunk(index: index, snapshotId: snapshotId, in: store) }) else {
+            throw SyncHTTPError(.noSnapshot, "Snapshot \(snapshotId) has no chunk \(index).")
+        }
+        return Response(status: .ok, headers: [.contentType: "application/octet-stream"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func storeSnapshotChunk(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let store = try authorize(request, context)
+        let (snapshotId, index) = try chunkParameters(context)
+        let data = try await body(request)
+        try await storageCall { try await storage.storeSnapshotChunk(data, index: index, snapshotId: snapshotId, in: store) }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Checks
+
+    /// The store named in the path, once the bearer token is known to open it.
+    func authorize(_ request: Request, _ context: BasicRequestContext) throws -> SyncStoreName {
+        let name = context.parameters.get("store") ?? ""
+        var token: String?
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+            token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        }
+        guard configuration.accessTokens.permits(token, store: name) else {
+            logger.notice("unauthorized request", metadata: ["path": "\(request.uri.path)", "token": "\(token == nil ? "none" : "invalid")"])
+            throw SyncHTTPError(.unauthorized, "A valid bearer token is required.")
+        }
+        guard let store = SyncStoreName(rawValue: name) else {
+            throw SyncHTTPError(.invalidStoreName, "\"\(name)\" is not a store name (1-64 of A-Z a-z 0-9 . _ -, not starting with a dot).")
+        }
+        return store
+    }
+
+    func cursorParameter(_ request: Request) throws -> SyncCursor? {
+        guard let text = request.uri.queryParameters.get("after"), !text.isEmpty else { return nil }
+        guard let cursor = SyncCursor(String(text)) else {
+            throw SyncHTTPError(.malformedRequest, "The cursor \"\(text)\" is not IDENTITY.SEQUENCE.")
+        }
+        return cursor
+    }
+
+    func integerParameter(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = request.uri.queryParameters.get(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw SyncHTTPError(.malformedRequest, "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), not \"\(text)\".")
+        }
+        return number
+    }
+
+    func chunkParameters(_ context: BasicRequestContext) throws -> (String, Int) {
+        let snapshotId = context.parameters.get("snapshot") ?? ""
+        let probe = SnapshotManifest(snapshotId: snapshotId, format: "", latestVersionId: "", versionCount: 0, chunkCount: 0,
+                                     totalSize: 0, chunkSize: 0, chunkChecksums: [], sha256: "")
+        guard probe.hasPathSafeId else { throw SyncHTTPError(.malformedRequest, "\"\(snapshotId)\" is not a snapshot identifier.") }
+        guard let index = context.parameters.get("index").flatMap({ Int($0) }), (0..<1_000_000).contains(index) else {
+            throw SyncHTTPError(.malformedRequest, "The chunk index must be an integer in 0..<1000000.")
+        }
+        return (snapshotId, index)
+    }
+
+    /// The identifiers of a fetch request, checked against the limits.
+    func identifiers(_ request: Request) async throws -> [Version.ID] {
+        let ids = try await decodeBody(VersionIdentifiersRequest.self, request).versionIds
+        guard ids.count <= SyncLimits.maximumIdentifiersPerRequest else {
+            throw SyncHTTPError(.limitExceeded, "\(ids.count) identifiers in one request; the limit is \(SyncLimits.maximumIdentifiersPerRequest).")
+        }
+        for id in ids {
+            if let problem = PushValidation.identifierProblem(id.rawValue, what: "version identifier") { throw SyncHTTPError(problem.code, problem.message) }
+        }
+        return ids
+    }
+
+    /// The request body, refused with 413 above the configured limit.
+    func body(_ request: Request) async throws -> Data {
+        let limit = configuration.maximumBodyByteCount
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw SyncHTTPError(.bodyTooLarge, "The body has \(length) bytes; this server accepts at most \(limit).")
+        }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return Data(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw SyncHTTPError(.bodyTooLarge, "The body is larger than the \(limit) bytes this server accepts.")
+        }
+    }
+
+    func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        let data = try await body(request)
+        do {
+            return try CanonicalJSON.decode(type, from: data)
+        } catch {
+            throw SyncHTTPError(.malformedRequest, "The body is not a valid \(type) in JSON: \(Self.describe(error))")
+        }
+    }
+
+    /// Runs a storage call, turning its errors into HTTP errors (and logging failures).
+    func storageCall<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as SyncStorageError {
+            if case .unavailable = error { logger.error("storage failed", metadata: ["error": "\(error)"]) }
+            throw SyncHTTPError(error)
+        }
+    }
+
+    // MARK: Responses
+
+    func json(_ value: some Encodable) throws -> Response {
+        raw(try CanonicalJSON.encode(value))
+    }
+
+    func raw(_ data: Data) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing field \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            return "expected \(type) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default:
+            return "\(error)"
+        }
+    }
+}

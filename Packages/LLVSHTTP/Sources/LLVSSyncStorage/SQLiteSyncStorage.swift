@@ -1,0 +1,228 @@
+import Foundation
+import GRDB
+import LLVSCore
+import LLVSExchange
+import LLVSSyncProtocol
+
+/// The sync server's embedded storage: one SQLite database file (WAL mode) holding every
+/// store. Several server processes may share the file; pushes take SQLite's write lock, so
+/// sequence numbers follow commit order.
+///
+/// Tables (SPEC.md section 15): `llvs_stores(name, identity, last_sequence)`,
+/// `llvs_versions(store, sequence, id, record, changes)`, `llvs_snapshots(store,
+/// snapshot_id, previous_id, manifest)` and `llvs_snapshot_chunks(store, snapshot_id,
+/// chunk_index, data)`.
+public final class SQLiteSyncStorage: SyncStorage {
+    /// `sqlite`.
+    public let kind = "sqlite"
+    /// The database file.
+    public let fileURL: URL
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `fileURL` and its tables.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)`` naming the file when it cannot be
+    ///   opened or is not a sync server database.
+    public init(fileURL: URL) throws {
+        self.fileURL = fileURL
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        do {
+            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            pool = try DatabasePool(path: fileURL.path, configuration: configuration)
+            try pool.write { db in try Self.createTables(db) }
+        } catch {
+            throw SyncStorageError.unavailable("cannot open \(fileURL.path): \(error)")
+        }
+    }
+
+    static func createTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS llvs_stores (
+                name TEXT PRIMARY KEY NOT NULL, identity TEXT NOT NULL, last_sequence INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS llvs_versions (
+                store TEXT NOT NULL, sequence INTEGER NOT NULL, id TEXT NOT NULL, record BLOB NOT NULL, changes BLOB NOT NULL,
+                PRIMARY KEY (store, id), UNIQUE (store, sequence));
+            CREATE TABLE IF NOT EXISTS llvs_snapshots (
+                store TEXT PRIMARY KEY NOT NULL, snapshot_id TEXT NOT NULL, previous_id TEXT, manifest BLOB NOT NULL);
+            CREATE TABLE IF NOT EXISTS llvs_snapshot_chunks (
+                store TEXT NOT NULL, snapshot_id TEXT NOT NULL, chunk_index INTEGER NOT NULL, data BLOB NOT NULL,
+                PRIMARY KEY (store, snapshot_id, chunk_index));
+            """)
+    }
+
+    /// Runs a read, mapping database errors to ``SyncStorageError/unavailable(_:)``.
+    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as SyncStorageError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw SyncStorageError.unavailable("\(fileURL.lastPathComponent): \(error)")
+        }
+    }
+
+    /// Runs a write transaction, mapping database errors to ``SyncStorageError/unavailable(_:)``.
+    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as SyncStorageError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw SyncStorageError.unavailable("\(fileURL.lastPathComponent): \(error)")
+        }
+    }
+
+    private static func storeRow(_ db: Database, _ store: SyncStoreName) throws -> (identity: String, last: Int64)? {
+        try Row.fetchOne(db, sql: "SELECT identity, last_sequence FROM llvs_stores WHERE name = ?", arguments: [store.rawValue])
+            .map { ($0["identity"], $0["last_sequence"]) }
+    }
+
+    private static func ensureStore(_ db: Database, _ store: SyncStoreName) throws -> (identity: String, last: Int64) {
+        if let row = try storeRow(db, store) { return row }
+        let identity = UUID().uuidString
+        try db.execute(sql: "INSERT INTO llvs_stores (name, identity, last_sequence) VALUES (?, ?, 0)", arguments: [store.rawValue, identity])
+        return (identity, 0)
+    }
+
+    /// Answers without touching a store.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func checkHealth() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// See ``SyncStorage/listVersions(in:after:limit:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func listVersions(in store: SyncStoreName, after cursor: SyncCursor?, limit: Int) async throws -> SyncListingPage {
+        try await read { db in
+            guard let row = try Self.storeRow(db, store) else { return SyncListing.emptyStorePage(after: cursor) }
+            let start = SyncListing.startSequence(cursor, identity: row.identity)
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT sequence, id FROM llvs_versions WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                """, arguments: [store.rawValue, start, limit + 1])
+            return SyncListing.page(rows.map { (sequence: $0["sequence"] as Int64, id: Version.ID($0["id"] as String)) },
+                                    identity: row.identity, start: start, limit: limit)
+        }
+    }
+
+    /// See ``SyncStorage/latestCursor(in:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func latestCursor(in store: SyncStoreName) async throws -> SyncCursor {
+        try await read { db in
+            guard let row = try Self.storeRow(db, store) else { return SyncListing.emptyStoreCursor }
+            return SyncCursor(storeIdentity: row.identity, sequence: row.last)
+        }
+    }
+
+    /// See ``SyncStorage/versionRecords(in:identifiedBy:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func versionRecords(in store: SyncStoreName, identifiedBy ids: [Version.ID]) async throws -> [Data] {
+        try await read { db in
+            try Self.fetchColumn(db, "record", store: store, ids: ids).map(\.1)
+        }
+    }
+
+    /// See ``SyncStorage/valueChanges(in:identifiedBy:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func valueChanges(in store: SyncStoreName, identifiedBy ids: [Version.ID]) async throws -> [(Version.ID, Data)] {
+        try await read { db in
+            try Self.fetchColumn(db, "changes", store: store, ids: ids)
+        }
+    }
+
+    /// `column` (record or changes) of the stored versions among `ids`.
+    private static func fetchColumn(_ db: Database, _ column: String, store: SyncStoreName, ids: [Version.ID]) throws -> [(Version.ID, Data)] {
+        guard !ids.isEmpty else { return [] }
+        var result: [(Version.ID, Data)] = []
+        result.reserveCapacity(ids.count)
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let slice = ids[start..<min(start + 500, ids.count)]
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            let arguments = StatementArguments([store.rawValue] + slice.map(\.rawValue))
+            let rows = try Row.fetchAll(db, sql: "SELECT id, \(column) FROM llvs_versions WHERE store = ? AND id IN (\(placeholders))", arguments: arguments)
+            for row in rows { result.append((Version.ID(row["id"] as String), row[column] as Data)) }
+        }
+        return result
+    }
+
+    /// See ``SyncStorage/push(_:to:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unknownPredecessors(_:)``, ``SyncStorageError/conflictingVersion(_:)``,
+    ///   ``SyncStorageError/unavailable(_:)``.
+    public func push(_ versions: [StoredVersion], to store: SyncStoreName) async throws -> SyncPushOutcome {
+        try await write { db in
+            var row = try Self.ensureStore(db, store)
+            let stored = try Self.fetchColumn(db, "record", store: store, ids: PushPlan.identifiersToLookUp(versions))
+            let plan = try PushPlan(versions: versions, storedRecords: Dictionary(stored, uniquingKeysWith: { first, _ in first }))
+            let statement = try db.cachedStatement(sql: "INSERT INTO llvs_versions (store, sequence, id, record, changes) VALUES (?, ?, ?, ?, ?)")
+            for version in plan.toInsert {
+                row.last += 1
+                try statement.execute(arguments: [store.rawValue, row.last, version.id.rawValue, version.record, version.changes])
+            }
+            try db.execute(sql: "UPDATE llvs_stores SET last_sequence = ? WHERE name = ?", arguments: [row.last, store.rawValue])
+            return SyncPushOutcome(added: plan.toInsert.map(\.id), alreadyPresentCount: plan.alreadyPresentCount,
+                                   cursor: SyncCursor(storeIdentity: row.identity, sequence: row.last))
+        }
+    }
+
+    /// See ``SyncStorage/snapshotManifest(in:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func snapshotManifest(in store: SyncStoreName) async throws -> Data? {
+        try await read { db in
+            try Data.fetchOne(db, sql: "SELECT manifest FROM llvs_snapshots WHERE store = ?", arguments: [store.rawValue])
+        }
+    }
+
+    /// See ``SyncStorage/storeSnapshotChunk(_:index:snapshotId:in:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func storeSnapshotChunk(_ data: Data, index: Int, snapshotId: String, in store: SyncStoreName) async throws {
+        try await write { db in
+            _ = try Self.ensureStore(db, store)
+            try db.execute(sql: "INSERT OR REPLACE INTO llvs_snapshot_chunks (store, snapshot_id, chunk_index, data) VALUES (?, ?, ?, ?)",
+                           arguments: [store.rawValue, snapshotId, index, data])
+        }
+    }
+
+    /// See ``SyncStorage/snapshotChunk(index:snapshotId:in:)``.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func snapshotChunk(index: Int, snapshotId: String, in store: SyncStoreName) async throws -> Data? {
+        try await read { db in
+            try Data.fetchOne(db, sql: "SELECT data FROM llvs_snapshot_chunks WHERE store = ? AND snapshot_id = ? AND chunk_index = ?",
+                              arguments: [store.rawValue, snapshotId, index])
+        }
+    }
+
+    /// See ``SyncStorage/publishSnapshot(_:in:)``.
+    ///
+    /// - Throws: ``SyncStorageError/invalidSnapshot(_:)``, ``SyncStorageError/unavailable(_:)``.
+    public func publishSnapshot(_ manifest: SnapshotManifest, in store: SyncStoreName) async throws {
+        try await SnapshotPublication.check(manifest) { index in
+            try await self.snapshotChunk(index: index, snapshotId: manifest.snapshotId, in: store)
+        }
+        let encoded = try CanonicalJSON.encode(manifest)
+        try await write { db in
+            _ = try Self.ensureStore(db, store)
+            let current = try String.fetchOne(db, sql: "SELECT snapshot_id FROM llvs_snapshots WHERE store = ?", arguments: [store.rawValue])
+            let previous = current == manifest.snapshotId
+                ? try String.fetchOne(db, sql: "SELECT previous_id FROM llvs_snapshots WHERE store = ?", arguments: [store.rawValue])
+                : current
+            try db.execute(sql: "INSERT OR REPLACE INTO llvs_snapshots (store, snapshot_id, previous_id, manifest) VALUES (?, ?, ?, ?)",
+                           arguments: [store.rawValue, manifest.snapshotId, previous, encoded])
+            try db.execute(sql: """
+                DELETE FROM llvs_snapshot_chunks WHERE store = ? AND snapshot_id NOT IN (?, ?)
+                """, arguments: [store.rawValue, manifest.snapshotId, previous ?? manifest.snapshotId])
+        }
+    }
+}
