@@ -114,6 +114,9 @@ public final class PostgresSyncStorage: SyncStorage {
             return try await body()
         } catch let error as SyncStorageError {
             throw error
+        } catch let error as PostgresTransactionError where error.closureError is SyncStorageError {
+            // A refused push rolled its transaction back; report the refusal itself.
+            throw error.closureError as? SyncStorageError ?? SyncStorageError.unavailable("\(error)")
         } catch is CancellationError {
             throw CancellationError()
         } catch {

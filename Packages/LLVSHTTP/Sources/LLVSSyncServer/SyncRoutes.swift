@@ -6,6 +6,7 @@ import LLVSExchange
 import LLVSSyncProtocol
 import LLVSSyncStorage
 import NIOCore
+import ServiceLifecycle
 
 /// The handlers of the sync API. Every store route checks the bearer token before anything
 /// else, so a request without a valid token learns nothing (not even whether the store
@@ -107,14 +108,19 @@ struct SyncRoutes: Sendable {
         let cursor = try cursorParameter(request)
         let timeout = try integerParameter(request, "timeout", default: 25, range: 0...SyncLimits.maximumPollSeconds)
         let deadline = ContinuousClock.now + .seconds(timeout)
-        while true {
-            let latest = try await storageCall { try await storage.latestCursor(in: store) }
-            let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
-            let remaining = deadline - ContinuousClock.now
-            if available || remaining <= .zero || Task.isCancelled {
-                return try json(EventsResponse(newVersionsAvailable: available, cursor: latest.description))
+        // A graceful shutdown answers waiting polls at once instead of at their timeout.
+        return try await withGracefulShutdownHandler {
+            while true {
+                let latest = try await storageCall { try await storage.latestCursor(in: store) }
+                let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
+                let remaining = deadline - ContinuousClock.now
+                if available || remaining <= .zero || Task.isCancelled || Task.isShuttingDownGracefully {
+                    return try json(EventsResponse(newVersionsAvailable: available, cursor: latest.description))
+                }
+                await notifier.wait(for: store, upTo: min(remaining, configuration.storagePollInterval))
             }
-            await notifier.wait(for: store, upTo: min(remaining, configuration.storagePollInterval))
+        } onGracefulShutdown: {
+            notifier.notify(store)
         }
     }
 
