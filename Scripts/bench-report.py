@@ -4,7 +4,8 @@
 Usage: bench-report.py RESULTS.jsonl RESULTS.md SCALE ELAPSED_SECONDS
 
 The report names the machine and the commit, checks the performance targets of issue 8
-(README, "Performance") against the figures, and lists every figure.
+(README, "Performance") against the figures, tabulates the HTTP exchange (W9), and lists
+every figure.
 """
 import datetime
 import json
@@ -100,6 +101,26 @@ def targets(figures):
     return rows
 
 
+def http_exchange(figures):
+    """Rows of the W9 table: (backend, push ms, pull ms, versions/s, lost), one per backend run."""
+    rows = []
+    for backend in ("file", "sqlite", "memory"):
+        values = [figure(figures, "W9", backend, m) for m in ("push_ms", "pull_ms", "versions_per_s", "lost_versions")]
+        if all(v is None for v in values):
+            continue
+        push, pull, rate, lost = (
+            "–" if v is None else text(v)
+            for v, text in zip(values, (
+                lambda v: f"{v:,.1f}",
+                lambda v: f"{v:,.1f}",
+                lambda v: f"{v:,.0f}",
+                lambda v: f"{v:.0f}" if v == 0 else f"**{v:.0f}**",
+            ))
+        )
+        rows.append((backend, push, pull, rate, lost))
+    return rows
+
+
 def format_value(value, unit):
     if unit == "bytes":
         return f"{value:,.0f}"
@@ -132,6 +153,18 @@ def main():
     else:
         lines += ["| target | backend | measured | met |", "|---|---|---|---|"]
         lines += [f"| {t} | {b} | {m} | {ok} |" for t, b, m, ok in targets(figures)]
+    w9 = http_exchange(figures)
+    if w9:
+        versions = next((f.get("versions") for f in figures if f["workload"] == "W9" and "versions" in f), None)
+        clients = next((f for f in figures if f["workload"] == "W9" and "clients" in f), None)
+        lines += ["", "## HTTP exchange (W9)", ""]
+        if versions is not None and clients is not None:
+            lines.append(f"Push of a {versions:,}-version store and pull into an empty store; then {clients['clients']} clients "
+                         f"each pushing {clients['versions_per_client']} versions concurrently (versions/s of that phase). "
+                         "Lost versions must be 0.")
+            lines.append("")
+        lines += ["| backend | push ms | pull ms | versions/s | lost versions |", "|---|---|---|---|---|"]
+        lines += [f"| {b} | {push} | {pull} | {rate} | {lost} |" for b, push, pull, rate, lost in w9]
     lines += ["", "## Every figure", "", "| workload | backend | metric | parameters | value | unit |", "|---|---|---|---|---|---|"]
     fixed = {"workload", "backend", "metric", "value", "unit", "scale"}
     for f in figures:

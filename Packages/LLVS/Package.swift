@@ -6,7 +6,7 @@ import PackageDescription
 
 let package = Package(
     name: "LLVS",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "LLVS", targets: ["LLVS"]),
     ],
@@ -20,6 +20,7 @@ let package = Package(
         .package(path: "../LLVSExchange"),
         .package(path: "../LLVSCoordinator"),
         .package(path: "../LLVSSQLite"),
+        .package(path: "../LLVSHTTP"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -35,6 +36,7 @@ let package = Package(
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),
+                .product(name: "LLVSHTTPExchange", package: "LLVSHTTP"),
             ]
         ),
         .testTarget(

@@ -4,21 +4,10 @@ import LLVS
 /// W6 of BENCHMARKS.md: `FileSystemExchange` — send every version of a 1,000-version store
 /// into an empty shared directory, then retrieve them all into an empty store.
 enum ExchangeWorkloads {
-    /// The source store: a first version inserting 100 values, then serial versions each
-    /// updating 10 random values (100-byte payloads, UUID ids, fixed seed) — 1,000 versions
-    /// in all (100 at small scale).
+    /// The source store is an ``ExchangeHistory`` of 1,000 versions (100 at small scale).
     static func w6(backend: String, scale: Scale, report: Report) async throws {
         let versionCount = scale == .full ? 1_000 : 100
-        let source = try BenchmarkStore(backend: backend)
-        var generator = SeededGenerator(seed: 6)
-        let initial = uuidValues(count: 100, generator: &generator)
-        let ids = initial.map(\.id)
-        var head = try source.store.makeVersion(basedOnPredecessor: nil, inserting: initial).id
-        for _ in 1..<versionCount {
-            let updates = (0..<10).map { _ in Value(id: ids[Int.random(in: 0..<ids.count, using: &generator)], data: payload(&generator)) }
-            head = try source.store.makeVersion(basedOnPredecessor: head, updating: Array(Dictionary(updates.map { ($0.id, $0) }, uniquingKeysWith: { $1 }).values)).id
-        }
-
+        let (source, head) = try ExchangeHistory.makeStore(backend: backend, versionCount: versionCount, seed: 6)
         let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-exchange-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: shared) }
         let clock = ContinuousClock()
@@ -32,7 +21,7 @@ enum ExchangeWorkloads {
             retrieved = try await FileSystemExchange(rootDirectoryURL: shared, store: target.store).retrieve()
         }
         guard sent.count == versionCount, retrieved.count == versionCount,
-              try target.store.valueReferences(at: head).count == ids.count else {
+              try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {
             throw BenchmarkError.wrongResult("W6 moved \(sent.count) / \(retrieved.count) of \(versionCount) versions")
         }
         let sendMs = milliseconds(of: sendTime), retrieveMs = milliseconds(of: retrieveTime)

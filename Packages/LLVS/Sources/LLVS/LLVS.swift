@@ -6,6 +6,7 @@
 @_exported import LLVSCore
 @_exported import LLVSExchange
 @_exported import LLVSHistory
+@_exported import LLVSHTTPExchange
 @_exported import LLVSMap
 @_exported import LLVSMerge
 @_exported import LLVSSQLite
