@@ -79,7 +79,7 @@ let package = Package(
     targets: libraries.map {
         .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.package ?? $0.name)/Sources/\($0.name)")
     } + [
-        .executableTarget(name: "llvs", dependencies: ["LLVS", "LLVSSyncStorage", "LLVSSyncServer", argumentParser, logging],
+        .executableTarget(name: "llvs", dependencies: ["LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer", argumentParser, logging],
                           path: "Tools/llvs", exclude: ["README.md"]),
         .executableTarget(name: "llvs-server", dependencies: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", argumentParser, logging],
                           path: "Tools/llvs-server", exclude: ["README.md"]),

@@ -124,7 +124,7 @@ import Testing
         #expect(try llvs.run(["log", "-n", "0"] + store).status == 64)
         let url = try llvs.run(["push", "http://example.com/store"] + store)
         #expect(url.status == 64)
-        #expect(url.stderr.contains("is a URL"))
+        #expect(url.stderr.contains("not a store URL"))
         #expect(try llvs.run(["snapshot", "create"] + store).status == 64, "neither a directory nor --file")
         #expect(try llvs.run(["pull", scratch.path("no-such-directory")] + store).status == 1)
         #expect(try llvs.succeed(["stats", "--json"] + store).object()["versions"] as? Int == 1)

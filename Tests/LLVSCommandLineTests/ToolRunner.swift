@@ -42,15 +42,7 @@ struct ToolRunner {
     /// Runs the tool with `arguments` and `input` on stdin, and waits for it.
     @discardableResult
     func run(_ arguments: [String], input: Data = Data()) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["LLVS_STORE"] = nil
-        environment["LLVS_PROGRESS"] = nil
-        environment.merge(self.environment) { _, new in new }
-        process.environment = environment
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let process = makeProcess(arguments)
         // Output goes to files, so a child writing much never blocks on a full pipe.
         let outputs = try ScratchDirectory()
         let stdoutURL = outputs.url.appendingPathComponent("stdout"), stderrURL = outputs.url.appendingPathComponent("stderr")
@@ -65,6 +57,20 @@ struct ToolRunner {
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: try Data(contentsOf: stdoutURL),
                       stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
+    }
+
+    /// A process for the tool with `arguments`, in the test's environment without the
+    /// variables that would change what the tool does, plus ``environment``.
+    func makeProcess(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["LLVS_STORE", "LLVS_PROGRESS", "LLVS_TOKEN"] { environment[name] = nil }
+        environment.merge(self.environment) { _, new in new }
+        process.environment = environment
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        return process
     }
 
     /// Runs the tool and expects it to succeed.

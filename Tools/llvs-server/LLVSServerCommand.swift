@@ -62,7 +62,7 @@ struct LLVSServerCommand: AsyncParsableCommand {
                                                         maximumBodyByteCount: maximumBodyByteCount, logger: logger)
             try await SyncServer(storage: storage, configuration: configuration).run(handlingSignals: true) { port in
                 print("llvs-server listening on http://\(host):\(port) (stores at /v1/stores/NAME)")
-                fflush(stdout)
+                fflush(nil)
             }
         } catch let error as SyncStorageError {
             throw ValidationError(error.description)

@@ -6,13 +6,13 @@ import LLVS
 ///
 /// | status | meaning |
 /// |---|---|
-/// | 1 | any other failure (I/O, a damaged exchange directory, …) |
+/// | 1 | any other failure (I/O, a damaged exchange directory, a server that refused or did not answer, …) |
 /// | 2 | no store at the given path (run `llvs init`) |
 /// | 3 | an unknown or ambiguous version |
 /// | 4 | no value with that identifier at that version |
 /// | 5 | a merge has conflicts and needs an arbiter (`--arbiter`) |
 /// | 6 | `verify` found damage |
-/// | 64 | a usage error (a bad option or argument) |
+/// | 64 | a usage error (a bad option or argument, a URL that is not a store URL) |
 enum CLIError: Error, CustomStringConvertible {
     case noStore(path: String)
     case storeExists(path: String)
@@ -23,6 +23,8 @@ enum CLIError: Error, CustomStringConvertible {
     case conflictsNeedArbiter([MergeConflict])
     case damaged(problemCount: Int)
     case invalidStoreConfiguration(path: String, reason: String)
+    /// An exchange over HTTP failed; see `HTTPExchangeError+CLI.swift`.
+    case remote(HTTPExchangeError)
     case usage(String)
     case failed(String)
 
@@ -35,6 +37,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .conflictsNeedArbiter: return 5
         case .damaged: return 6
         case .usage: return 64
+        case .remote(let error): return error.exitStatus
         case .storeExists, .invalidStoreConfiguration, .failed: return 1
         }
     }
@@ -51,6 +54,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .conflictsNeedArbiter: return "conflictsNeedArbiter"
         case .damaged: return "damaged"
         case .invalidStoreConfiguration: return "invalidStoreConfiguration"
+        case .remote(let error): return error.code
         case .usage: return "usage"
         case .failed: return "failed"
         }
@@ -78,6 +82,8 @@ enum CLIError: Error, CustomStringConvertible {
             return "the store is damaged: \(count) problem(s) found"
         case let .invalidStoreConfiguration(path, reason):
             return "the store configuration \(path) is unusable: \(reason)"
+        case .remote(let error):
+            return error.message
         case .usage(let message), .failed(let message):
             return message
         }
@@ -102,6 +108,7 @@ extension CLIError {
             default: return error
             }
         case let error as RefusingArbiter.Conflicts: return CLIError.conflictsNeedArbiter(error.conflicts)
+        case let error as HTTPExchangeError: return CLIError.remote(error)
         default: return error
         }
     }

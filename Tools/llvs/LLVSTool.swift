@@ -13,6 +13,10 @@ struct LLVSTool: AsyncParsableCommand {
             Versions can be named by a unique prefix of their identifier (any case), by HEAD
             (the current version), and by NAME~N (the N-th first predecessor).
 
+            push, pull and sync exchange through a shared directory, or with a store served over
+            HTTP (`llvs serve`, llvs-server) named by its URL, http[s]://HOST[:PORT]/v1/stores/NAME;
+            the access token comes from --token, else $LLVS_TOKEN.
+
             Exit statuses: 0 success; 1 other failure; 2 no store; 3 unknown or ambiguous
             version; 4 no such value; 5 the merge needs an arbiter; 6 verify found damage;
             64 usage error.
@@ -21,8 +25,8 @@ struct LLVSTool: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, PutCommand.self, GetCommand.self, RemoveCommand.self, ListCommand.self,
             LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
-            CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, SnapshotCommand.self,
-            VerifyCommand.self, StatsCommand.self,
+            CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
+            SnapshotCommand.self, VerifyCommand.self, StatsCommand.self,
         ])
 
     /// Parses the arguments, runs the command, and turns errors into a message and an exit status.
@@ -47,6 +51,8 @@ struct LLVSTool: AsyncParsableCommand {
         } catch let error as ValidationError {
             exit(withError: error)
         } catch {
+            // `llvs COMMAND --help` runs the parser's help command, which throws its help request.
+            if exitCode(for: error) == .success { exit(withError: error) }
             report(CLIError.classify(error))
         }
     }

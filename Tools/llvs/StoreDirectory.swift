@@ -26,9 +26,9 @@ enum StorageKind: String, Codable, CaseIterable, ExpressibleByArgument, Sendable
 /// - `llvs.json`: what kind of store this is (``Configuration``);
 /// - `store/`: the LLVS store itself, usable by any app with `Store(rootDirectoryURL:storage:)`;
 /// - `state.json`: the tool's own state — the current version (`HEAD`), the current branch,
-///   and per remote directory the exchange's restoration state (``State``);
+///   and per remote (directory or store URL) the exchange's restoration state (``State``);
 /// - `lock`: held (with `flock`) by every command that changes something, so two commands
-///   never move `HEAD` at once.
+///   never move `HEAD` at once (`llvs serve` does not hold it: it never moves `HEAD`).
 final class StoreDirectory {
     /// The contents of `llvs.json`.
     struct Configuration: Codable {
@@ -44,8 +44,9 @@ final class StoreDirectory {
         var head: Version.ID?
         /// The branch new versions are recorded on; nil for the main line.
         var branch: Branch?
-        /// Per remote (the standardized path of an exchange directory), the exchange's
-        /// restoration state, so the next push or pull lists only what is new.
+        /// Per remote (the standardized path of an exchange directory, or a store URL without
+        /// a trailing slash), the exchange's restoration state, so the next push or pull lists
+        /// only what is new.
         var remotes: [String: Data] = [:]
     }
 

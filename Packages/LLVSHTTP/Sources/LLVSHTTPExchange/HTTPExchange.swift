@@ -46,13 +46,13 @@ public final class HTTPExchange: SnapshotExchange {
     ///
     /// - Parameters:
     ///   - accessToken: The bearer token the server expects for this store.
-    ///   - httpClient: The client to send requests with (the shared one by default).
+    ///   - httpClient: The client to send requests with (``defaultHTTPClient`` unless given).
     ///   - retryPolicy: How transient failures are retried.
     ///   - maximumBatchByteCount: The most bytes of value data per batch (5 MB by default).
     ///   - notificationPollSeconds: How long each long poll of ``newVersionsAvailable`` waits.
     ///   - logger: Where retries and notifications are logged (at debug level).
     /// - Throws: ``HTTPExchangeError/invalidStoreURL(_:)`` unless the URL is http(s) with a host.
-    public init(storeURL: URL, store: Store, accessToken: String? = nil, httpClient: HTTPClient = .shared,
+    public init(storeURL: URL, store: Store, accessToken: String? = nil, httpClient: HTTPClient = HTTPExchange.defaultHTTPClient,
                 retryPolicy: HTTPRetryPolicy = HTTPRetryPolicy(), maximumBatchByteCount: Int = 5_000_000,
                 notificationPollSeconds: Int = 25, logger: Logger = Logger(label: "llvs.http-exchange")) throws {
         self.storeURL = storeURL

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import LLVS
+import LLVSSyncProtocol
+
+/// Where `push`, `pull` and `sync` exchange versions: a shared directory
+/// (`FileSystemExchange`), or a store served over HTTP by `llvs-server` or `llvs serve`
+/// (`HTTPExchange`), named by its store URL `http[s]://HOST[:PORT]/v1/stores/NAME`.
+enum RemoteLocation: Sendable, CustomStringConvertible {
+    /// A shared directory, absolute and standardized.
+    case directory(URL)
+    /// A store URL: scheme and host in lower case, no trailing slash.
+    case server(URL)
+
+    /// Reads a command-line argument: an http(s) URL names a served store, anything
+    /// without `://` a directory.
+    ///
+    /// - Throws: `ValidationError` for another scheme or a URL that is not a store URL.
+    init(argument: String) throws {
+        guard argument.contains("://") else {
+            self = .directory(URL(fileURLWithPath: argument).standardizedFileURL)
+            return
+        }
+        self = .server(try Self.storeURL(argument))
+    }
+
+    /// The key the exchange's restoration state is kept under in `state.json`: the
+    /// directory's path, or the store URL.
+    var key: String {
+        switch self {
+        case .directory(let url): return url.path
+        case .server(let url): return url.absoluteString
+        }
+    }
+
+    /// The path or URL, for messages.
+    var description: String { key }
+
+    /// True for a store URL.
+    var isServer: Bool {
+        if case .server = self { return true }
+        return false
+    }
+
+    /// A new exchange between `store` and this remote; `accessToken` is sent to a server.
+    ///
+    /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL.
+    func makeExchange(store: Store, accessToken: String?) throws -> any Exchange {
+        switch self {
+        case .directory(let url):
+            return FileSystemExchange(rootDirectoryURL: url, store: store)
+        case .server(let url):
+            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken)
+        }
+    }
+
+    /// The standardized store URL in `text`.
+    ///
+    /// - Throws: `ValidationError` naming what is wrong with it.
+    private static func storeURL(_ text: String) throws -> URL {
+        let form = "http[s]://HOST[:PORT]/v1/stores/NAME"
+        guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+            throw ValidationError("\(text) is not a URL; a store URL looks like \(form)")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ValidationError("\(text): only http and https URLs are served stores; name a directory by its path")
+        }
+        guard let host = components.host, !host.isEmpty else { throw ValidationError("\(text) has no host; a store URL looks like \(form)") }
+        guard components.user == nil, components.password == nil else {
+            throw ValidationError("\(text) carries credentials; pass the access token with --token or LLVS_TOKEN")
+        }
+        guard components.query == nil, components.fragment == nil else {
+            throw ValidationError("\(text) has a query or fragment; a store URL looks like \(form)")
+        }
+        var path = components.path
+        while path.hasSuffix("/") { path.removeLast() }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[parts.count - 3] == "v1", parts[parts.count - 2] == "stores" else {
+            throw ValidationError("\(text) is not a store URL (\(form))")
+        }
+        guard SyncStoreName.isValid(String(parts[parts.count - 1])) else {
+            throw ValidationError("\(text): \"\(parts[parts.count - 1])\" is not a store name (1-64 of A-Z a-z 0-9 . _ -, not starting with a dot)")
+        }
+        components.scheme = scheme
+        components.host = host.lowercased()
+        components.path = path
+        guard let url = components.url else { throw ValidationError("\(text) is not a store URL (\(form))") }
+        return url
+    }
+}
