@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(name: "llvs-fuzz", dependencies: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", argumentParser], path: "Tools/llvs-fuzz"),
         .testTarget(name: "LLVSConvergenceTests", dependencies: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", propertyBased],
                     path: "Tests/LLVSConvergenceTests", exclude: ["Regressions"]),
-        .testTarget(name: "LLVSCommandLineTests", dependencies: ["llvs", "the-message", "loco"], path: "Tests/LLVSCommandLineTests"),
+        .testTarget(name: "LLVSCommandLineTests", dependencies: ["llvs", "llvs-server", "the-message", "loco"], path: "Tests/LLVSCommandLineTests"),
         .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", "LLVSTesting", propertyBased], path: "Tests/LLVSEndToEndTests"),
     ]
 )

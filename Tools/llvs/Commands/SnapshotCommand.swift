@@ -19,7 +19,7 @@ struct SnapshotLocation: ParsableArguments {
 
     func validate() throws {
         if (directory == nil) == (file == nil) { throw ValidationError("name either an exchange directory or --file") }
-        if directory?.contains("://") == true { throw ValidationError("snapshots go to a directory or a file; HTTP exchanges come with llvs-server") }
+        if directory?.contains("://") == true { throw ValidationError("llvs snapshot works with a directory or a file; snapshots on a sync server are sent and restored by HTTPExchange (sendSnapshot, restoreSnapshot)") }
     }
 }
 
