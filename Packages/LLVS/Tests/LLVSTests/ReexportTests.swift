@@ -16,6 +16,17 @@ import LLVS
         #expect(Branch("main").rawValue == "main")
     }
 
+    @Test func theHTTPExchangeIsAvailable() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-umbrella-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(rootDirectoryURL: directory)
+        let exchange = try HTTPExchange(storeURL: URL(string: "http://127.0.0.1:7420/v1/stores/notes")!, store: store,
+                                        accessToken: "a-token-of-16-chars", retryPolicy: HTTPRetryPolicy(maximumAttempts: 3))
+        let asExchange: any SnapshotExchange = exchange
+        #expect(asExchange.store === store)
+        #expect(throws: HTTPExchangeError.self) { try HTTPExchange(storeURL: directory, store: store) }
+    }
+
     @Test func historyIsAvailable() throws {
         var history = History()
         let root = Version(id: "root")

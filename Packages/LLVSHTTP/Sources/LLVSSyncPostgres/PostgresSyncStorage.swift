@@ -109,6 +109,7 @@ public final class PostgresSyncStorage: SyncStorage {
     }
 
     /// Runs `body`, mapping database errors to ``SyncStorageError/unavailable(_:)``.
+    @discardableResult
     private func guarded<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
