@@ -25,6 +25,21 @@ public enum ExchangeError: Error, Hashable, CustomStringConvertible {
     /// The snapshot cannot be restored into this store (its format or state); `reason` says why.
     case snapshotNotRestorable(reason: String)
 
+    /// A short account of why decoding failed: the field missing or mistyped, with its
+    /// coding path, instead of `DecodingError`'s full dump. Other errors are described as is.
+    public static func describe(decodingError error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription + (context.underlyingError.map { " (\($0))" } ?? "")
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing field \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            return "expected \(type) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default:
+            return "\(error)"
+        }
+    }
+
     /// A sentence naming the problem.
     public var description: String {
         switch self {

@@ -267,16 +267,7 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     }
 
     static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            return context.debugDescription + (context.underlyingError.map { " (\($0))" } ?? "")
-        case DecodingError.keyNotFound(let key, _):
-            return "missing field \(key.stringValue)"
-        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
-            return "expected \(type) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        default:
-            return "\(error)"
-        }
+        ExchangeError.describe(decodingError: error)
     }
 
     func transport<T>(_ operation: String, _ url: URL, _ body: () throws -> T) throws -> T {

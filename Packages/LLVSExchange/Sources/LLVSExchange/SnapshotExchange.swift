@@ -90,8 +90,7 @@ extension SnapshotExchange {
         progress?(report)
         for index in 0..<manifest.chunkCount {
             let data = try await retrieveSnapshotChunk(index: index, of: manifest)
-            guard data.count == manifest.size(ofChunk: index),
-                  Hex.encode(Array(SHA256.hash(data: data))) == manifest.chunkChecksums[index].lowercased() else {
+            guard manifest.matches(data, chunk: index) else {
                 throw ExchangeError.corruptSnapshotChunk(snapshotId: manifest.snapshotId, index: index)
             }
             whole.update(data: data)

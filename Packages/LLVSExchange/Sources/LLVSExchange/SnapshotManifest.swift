@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LLVSCore
 
@@ -46,9 +47,19 @@ public struct SnapshotManifest: Codable, Hashable, Sendable {
     }
 
     /// True when ``snapshotId`` is safe to use as a file or directory name.
-    public var hasPathSafeId: Bool {
+    public var hasPathSafeId: Bool { Self.isPathSafe(snapshotId: snapshotId) }
+
+    /// True when `snapshotId` is 1–128 characters of `A–Z a–z 0–9 - _`, safe as a file or
+    /// directory name and in a URL path.
+    public static func isPathSafe(snapshotId: String) -> Bool {
         !snapshotId.isEmpty && snapshotId.utf8.count <= 128
             && snapshotId.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+    }
+
+    /// True when `data` is chunk `index` as this manifest describes it: its size and SHA-256.
+    public func matches(_ data: Data, chunk index: Int) -> Bool {
+        chunkChecksums.indices.contains(index) && data.count == size(ofChunk: index)
+            && Hex.encode(Array(SHA256.hash(data: data))) == chunkChecksums[index].lowercased()
     }
 
     /// Checks that the manifest is self-consistent: a path-safe identifier, one checksum of

@@ -201,9 +201,7 @@ struct SyncRoutes: Sendable {
 
     func chunkParameters(_ context: BasicRequestContext) throws -> (String, Int) {
         let snapshotId = context.parameters.get("snapshot") ?? ""
-        let probe = SnapshotManifest(snapshotId: snapshotId, format: "", latestVersionId: "", versionCount: 0, chunkCount: 0,
-                                     totalSize: 0, chunkSize: 0, chunkChecksums: [], sha256: "")
-        guard probe.hasPathSafeId else { throw SyncHTTPError(.malformedRequest, "\"\(snapshotId)\" is not a snapshot identifier.") }
+        guard SnapshotManifest.isPathSafe(snapshotId: snapshotId) else { throw SyncHTTPError(.malformedRequest, "\"\(snapshotId)\" is not a snapshot identifier.") }
         guard let index = context.parameters.get("index").flatMap({ Int($0) }), (0..<1_000_000).contains(index) else {
             throw SyncHTTPError(.malformedRequest, "The chunk index must be an integer in 0..<1000000.")
         }
@@ -241,7 +239,7 @@ struct SyncRoutes: Sendable {
         do {
             return try CanonicalJSON.decode(type, from: data)
         } catch {
-            throw SyncHTTPError(.malformedRequest, "The body is not a valid \(type) in JSON: \(Self.describe(error))")
+            throw SyncHTTPError(.malformedRequest, "The body is not a valid \(type) in JSON: \(ExchangeError.describe(decodingError: error))")
         }
     }
 
@@ -263,18 +261,5 @@ struct SyncRoutes: Sendable {
 
     func raw(_ data: Data) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            return context.debugDescription
-        case DecodingError.keyNotFound(let key, let context):
-            return "missing field \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
-        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
-            return "expected \(type) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        default:
-            return "\(error)"
-        }
     }
 }

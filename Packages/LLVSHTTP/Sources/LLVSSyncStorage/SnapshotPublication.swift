@@ -21,8 +21,7 @@ public enum SnapshotPublication {
             guard let data = try await chunk(index) else {
                 throw SyncStorageError.invalidSnapshot("chunk \(index) of snapshot \(manifest.snapshotId) was not uploaded")
             }
-            guard data.count == manifest.size(ofChunk: index),
-                  Hex.encode(Array(SHA256.hash(data: data))) == manifest.chunkChecksums[index].lowercased() else {
+            guard manifest.matches(data, chunk: index) else {
                 throw SyncStorageError.invalidSnapshot("chunk \(index) of snapshot \(manifest.snapshotId) does not match the manifest's size and checksum")
             }
             whole.update(data: data)
