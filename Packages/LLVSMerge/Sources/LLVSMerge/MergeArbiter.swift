@@ -60,6 +60,14 @@ extension MergeContext {
         return reference
     }
 
+    /// The value a fork says is present at `versionId`, with its data.
+    ///
+    /// - Throws: ``MergeArbiterError/missingValue(_:at:)`` when it is absent.
+    func requiredValue(_ valueId: Value.ID, at versionId: Version.ID) throws -> Value {
+        guard let value = try value(valueId, at: versionId) else { throw MergeArbiterError.missingValue(valueId, at: versionId) }
+        return value
+    }
+
     /// The version record of `versionId`.
     ///
     /// - Throws: ``MergeArbiterError/missingVersion(_:)`` when it is unknown.

@@ -7,13 +7,17 @@ import LLVSMerge
 struct TestContext: MergeContext {
     var versions: [Version.ID: Version] = [:]
     var references: [Version.ID: [Value.ID: Value.Reference]] = [:]
+    /// Stored data by reference; a reference without an entry reads as its version's id.
+    var data: [Value.Reference: Data] = [:]
 
     mutating func addVersion(_ id: Version.ID, timestamp: Double) {
         versions[id] = Version(id: id, timestamp: timestamp)
     }
 
     func value(_ valueId: Value.ID, at versionId: Version.ID) throws -> Value? {
-        try valueReference(valueId, at: versionId).map { Value(id: $0.valueId, data: Data($0.storedVersionId.rawValue.utf8), storedVersionId: $0.storedVersionId) }
+        try valueReference(valueId, at: versionId).map {
+            Value(id: $0.valueId, data: data[$0] ?? Data($0.storedVersionId.rawValue.utf8), storedVersionId: $0.storedVersionId)
+        }
     }
 
     func valueReference(_ valueId: Value.ID, at versionId: Version.ID) throws -> Value.Reference? {
