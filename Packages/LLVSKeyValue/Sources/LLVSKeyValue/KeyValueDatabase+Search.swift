@@ -1,0 +1,47 @@
+import Foundation
+import LLVSCore
+import LLVSMerge
+import LLVSStore
+
+extension KeyValueDatabase {
+    /// The keys whose text values match `query`, best match first. Every text value is
+    /// indexed, including each of a key's concurrent values; JSON and blobs are not.
+    ///
+    /// The query is SQLite FTS5 syntax: words (`hello world` matches texts with both),
+    /// prefixes (`hel*`), phrases (`"hello world"`), `OR`, `NOT`. Matching ignores case and
+    /// diacritics.
+    ///
+    /// - Throws: ``KeyValueDatabaseError/invalidSearchQuery(_:reason:)`` for a malformed query,
+    ///   ``KeyValueDatabaseError/searchIndex(reason:)`` when the index cannot be read.
+    public func search(for query: String) throws -> [ScopedKey] {
+        try searchIndex.search(query)
+    }
+
+    /// Brings the index from the version it reflects to the current one (at open).
+    func catchUpSearchIndex() throws {
+        try state.withLock { state in
+            guard let head = state.head else { return }
+            try reindex(from: try searchIndex.indexedVersion(), to: head)
+        }
+    }
+
+    /// Updates the index for a move of the current version from `previous` to `next`: from
+    /// the store's differences when the index is at `previous`, else rebuilt from `next`.
+    func reindex(from previous: LLVSCore.Version.ID?, to next: LLVSCore.Version.ID) throws {
+        let indexed = try searchIndex.indexedVersion()
+        guard indexed != next else { return }
+        if let indexed, indexed == previous || store.historyIncludesVersions(identifiedBy: [indexed]) {
+            var entries: [(ScopedKey, [String])] = []
+            for change in try store.valueChanges(madeBetween: indexed, and: next) {
+                guard let key = StoreKeys.scopedKey(change.valueId) else { continue }
+                switch change {
+                case .insert(let value), .update(let value): entries.append((key, Self.texts(of: try decode(value))))
+                default: entries.append((key, []))
+                }
+            }
+            if try searchIndex.update(entries, from: indexed, to: next) { return }
+        }
+        let all = try liveRegisters(at: next) { _ in true }.map { ($0.key, Self.texts(of: $0.register)) }
+        try searchIndex.update(all, from: nil, to: next, replacingAll: true)
+    }
+}
