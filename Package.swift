@@ -46,8 +46,9 @@ let libraries: [(name: String, dependencies: [Target.Dependency], package: Strin
     ("LLVSSyncServer", ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange", hummingbird, serviceLifecycle, nioCore, logging, crypto],
      "LLVSHTTP"),
     ("LLVSHTTPExchange", ["LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange", httpClient, nioCore, nioHTTP1, logging], "LLVSHTTP"),
+    ("LLVSKeyValue", ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange", grdb], nil),
     ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSCoordinator",
-              "LLVSHTTPExchange"], nil),
+              "LLVSHTTPExchange", "LLVSKeyValue"], nil),
 ]
 
 let package = Package(

@@ -21,6 +21,7 @@ let package = Package(
         .package(path: "../LLVSCoordinator"),
         .package(path: "../LLVSSQLite"),
         .package(path: "../LLVSHTTP"),
+        .package(path: "../LLVSKeyValue"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -37,6 +38,7 @@ let package = Package(
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),
                 .product(name: "LLVSHTTPExchange", package: "LLVSHTTP"),
+                .product(name: "LLVSKeyValue", package: "LLVSKeyValue"),
             ]
         ),
         .testTarget(

@@ -7,6 +7,7 @@
 @_exported import LLVSExchange
 @_exported import LLVSHistory
 @_exported import LLVSHTTPExchange
+@_exported import LLVSKeyValue
 @_exported import LLVSMap
 @_exported import LLVSMerge
 @_exported import LLVSSQLite

@@ -27,6 +27,19 @@ import LLVS
         #expect(throws: HTTPExchangeError.self) { try HTTPExchange(storeURL: directory, store: store) }
     }
 
+    @Test func theKeyValueDatabaseIsAvailableWithoutClashingNames() throws {
+        // The store's Version and Value and the key-value layer's nested ones live side by side.
+        let database = try KeyValueDatabase(fileURL: nil, author: Author(id: UUID(), name: "Umbrella"))
+        try database.writeText("Hello", to: "greeting")
+        let versions: [KeyValueDatabase.Version] = try database.read(key: "greeting")
+        #expect(try versions.text == "Hello")
+        #expect(versions.resolved(with: .lastWriterWins) == KeyValueDatabase.Value.text("Hello"))
+        let storeVersion: Version? = database.store.mostRecentHead
+        #expect(storeVersion?.id == database.currentVersionId)
+        let value: Value? = try database.currentVersionId.flatMap { try database.store.value(idString: "kv//greeting", at: $0) }
+        #expect(value != nil)
+    }
+
     @Test func historyIsAvailable() throws {
         var history = History()
         let root = Version(id: "root")
