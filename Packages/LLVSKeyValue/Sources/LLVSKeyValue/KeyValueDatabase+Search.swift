@@ -35,13 +35,25 @@ extension KeyValueDatabase {
             for change in try store.valueChanges(madeBetween: indexed, and: next) {
                 guard let key = StoreKeys.scopedKey(change.valueId) else { continue }
                 switch change {
-                case .insert(let value), .update(let value): entries.append((key, Self.texts(of: try decode(value))))
+                case .insert(let value), .update(let value): entries.append((key, Self.indexableTexts(of: value)))
                 default: entries.append((key, []))
                 }
             }
             if try searchIndex.update(entries, from: indexed, to: next) { return }
         }
-        let all = try liveRegisters(at: next) { _ in true }.map { ($0.key, Self.texts(of: $0.register)) }
+        var all: [(ScopedKey, [String])] = []
+        try store.enumerate(version: next) { reference in
+            guard let key = StoreKeys.scopedKey(reference.valueId), let value = try store.value(storedAt: reference) else { return }
+            let texts = Self.indexableTexts(of: value)
+            if !texts.isEmpty { all.append((key, texts)) }
+        }
         try searchIndex.update(all, from: nil, to: next, replacingAll: true)
+    }
+
+    /// The texts of a stored register; none for data that is no register (reading that key
+    /// reports the corruption; the index just leaves it out).
+    static func indexableTexts(of value: LLVSCore.Value) -> [String] {
+        guard let register = try? decode(value) else { return [] }
+        return texts(of: register)
     }
 }
