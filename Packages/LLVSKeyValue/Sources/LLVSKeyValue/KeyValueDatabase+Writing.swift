@@ -141,7 +141,7 @@ extension KeyValueDatabase {
     /// The change storing this instance's author under `meta/authors/`, or nil when the
     /// database already records it under the same name.
     private func authorRecordChange(at head: LLVSCore.Version.ID?, timestamp: TimeInterval) throws -> LLVSCore.Value.Change? {
-        let valueId = StoreKeys.authorId(author.id.uuidString)
+        let valueId = StoreKeys.authorId(author.id)
         var register = try register(valueId, at: head) ?? MultiValueRegister()
         if Set(register.liveEntries.map(\.payload)) == [.text(author.name)] { return nil }
         register.assign(.text(author.name), actor: actor, authorId: author.id, timestamp: timestamp)

@@ -1,3 +1,4 @@
+import Foundation
 import LLVSCore
 
 /// A key together with its scope: the address of one value in a `KeyValueDatabase`.
@@ -54,11 +55,9 @@ enum StoreKeys {
     }
 
     /// The store identifier of an author's record.
-    static func authorId(_ id: UUIDString) -> Value.ID {
-        Value.ID(authorPrefix + id)
+    static func authorId(_ id: UUID) -> Value.ID {
+        Value.ID(authorPrefix + id.uuidString)
     }
-
-    typealias UUIDString = String
 
     private static func escape(_ scope: String) -> String {
         guard scope.contains(where: { $0 == "%" || $0 == "/" }) else { return scope }
