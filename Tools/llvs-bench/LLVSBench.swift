@@ -11,6 +11,7 @@ struct LLVSBench: AsyncParsableCommand {
         discussion: """
             Workloads available so far: \(Workload.all.map { "\($0.id) (\($0.backends.joined(separator: ", ")))" }.joined(separator: "; ")).
             The backend 'history' measures the in-memory version graph alone, before any storage.
+            W10 (KeyValueDatabase) runs on 'sqlite' (a database directory) and 'memory' only.
             """)
 
     @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
@@ -32,6 +33,10 @@ struct LLVSBench: AsyncParsableCommand {
         }
         if let backend, !Workload.all.contains(where: { $0.backends.contains(backend) }) {
             throw ValidationError("No workload runs on backend '\(backend)' yet.")
+        }
+        if let backend, !workload.isEmpty,
+           !Workload.all.contains(where: { workload.contains($0.id) && $0.backends.contains(backend) }) {
+            throw ValidationError("None of \(workload.joined(separator: ", ")) runs on backend '\(backend)'.")
         }
     }
 
@@ -81,6 +86,7 @@ struct Workload {
             Workload(id: "W7", backends: ["file", "sqlite", "memory"], run: DepthWorkloads.w7),
             Workload(id: "W8", backends: ["file", "sqlite", "memory"], run: LargeVersionWorkloads.w8),
             Workload(id: "W9", backends: ["file", "sqlite", "memory"], run: HTTPWorkloads.w9),
+            Workload(id: "W10", backends: BenchmarkKeyValueDatabase.backends, run: KeyValueWorkloads.w10),
         ]
     }
 }
