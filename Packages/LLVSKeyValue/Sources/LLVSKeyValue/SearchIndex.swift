@@ -7,7 +7,9 @@ import LLVSCore
 ///
 /// The index records the store version it reflects. Every update names the version it
 /// starts from; an index found at another version (say, after a crash between a store
-/// write and its index update) is brought up to date from the store's differences.
+/// write and its index update) is brought up to date from the store's differences. That is
+/// why a file index runs in WAL mode with `synchronous = NORMAL`: its commits skip the
+/// fsync, and a power loss can only take it back to an earlier version, never corrupt it.
 final class SearchIndex: Sendable {
     private let queue: DatabaseQueue
 
@@ -16,7 +18,13 @@ final class SearchIndex: Sendable {
     /// - Throws: ``KeyValueDatabaseError/searchIndex(reason:)``.
     init(fileURL: URL?) throws(KeyValueDatabaseError) {
         queue = try Self.guarded {
-            let queue = try fileURL.map { try DatabaseQueue(path: $0.path) } ?? DatabaseQueue()
+            var configuration = Configuration()
+            configuration.prepareDatabase { db in
+                if !db.configuration.readonly, try String.fetchOne(db, sql: "PRAGMA journal_mode") != "memory" {
+                    try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+                }
+            }
+            let queue = try fileURL.map { try DatabaseQueue(path: $0.path, configuration: configuration) } ?? DatabaseQueue()
             try queue.write { db in
                 try db.execute(sql: """
                     CREATE TABLE IF NOT EXISTS kv_index_state (id INTEGER PRIMARY KEY CHECK (id = 1), version TEXT NOT NULL);
