@@ -50,16 +50,40 @@ import Testing
         return result
     }
 
-    /// A new in-memory database holding what `sources` hold, merged in order.
-    static func merged(_ sources: KeyValueDatabase...) throws -> KeyValueDatabase {
-        let database = try KeyValueDatabase(fileURL: nil, author: authors[0])
-        for source in sources { try database.merge(source: source) }
-        return database
+    /// Where a history's databases live: in memory, or each in its own directory (an SQLite
+    /// store and its FTS5 index) under one temporary directory.
+    enum Backend: String, CaseIterable, Sendable {
+        case memory, sqlite
+
+        /// Random histories checked: fewer on disk, where each write is a transaction.
+        var cases: Int { self == .memory ? 150 : 25 }
     }
 
-    @Test func readsMatchTheModelAndMergingIsCommutativeAssociativeAndIdempotent() async {
-        await propertyCheck(count: 150, input: Self.input) { replicaAuthors, steps in
-            let databases = try replicaAuthors.map { try KeyValueDatabase(fileURL: nil, author: Self.authors[$0]) }
+    /// Opens new databases of one backend.
+    final class Opener {
+        let directory: TemporaryDirectory?
+
+        init(_ backend: Backend) throws {
+            directory = backend == .sqlite ? try TemporaryDirectory() : nil
+        }
+
+        func open(as author: Author) throws -> KeyValueDatabase {
+            try KeyValueDatabase(fileURL: directory?.file(UUID().uuidString), author: author)
+        }
+
+        /// A new database holding what `sources` hold, merged in order.
+        func merged(_ sources: KeyValueDatabase...) throws -> KeyValueDatabase {
+            let database = try open(as: authors[0])
+            for source in sources { try database.merge(source: source) }
+            return database
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func readsMatchTheModelAndMergingIsCommutativeAssociativeAndIdempotent(backend: Backend) async {
+        await propertyCheck(count: backend.cases, input: Self.input) { replicaAuthors, steps in
+            let opener = try Opener(backend)
+            let databases = try replicaAuthors.map { try opener.open(as: Self.authors[$0]) }
             var model = Model()
             for (index, (kind, replica, other)) in steps.enumerated() {
                 let key = Self.keys[other]
@@ -81,15 +105,15 @@ import Testing
                 #expect(try Self.reads(database) == expected, "replica \(index) reads what the model says")
             }
             let (a, b, c) = (databases[0], databases[1], databases[2])
-            let ab = try Self.reads(Self.merged(a, b))
-            #expect(ab == (try Self.reads(Self.merged(b, a))), "commutative")
+            let ab = try Self.reads(opener.merged(a, b))
+            #expect(ab == (try Self.reads(opener.merged(b, a))), "commutative")
             let expected = Dictionary(uniqueKeysWithValues: Self.keys.map { ($0, model.read($0, knowing: model.known[0].union(model.known[1]))) })
             #expect(ab == expected, "a merge reads what the model's union of knowledge says")
-            let leftFirst = try Self.merged(Self.merged(a, b), c)
-            let rightFirst = try Self.merged(a, Self.merged(b, c))
+            let leftFirst = try opener.merged(opener.merged(a, b), c)
+            let rightFirst = try opener.merged(a, opener.merged(b, c))
             #expect(try Self.reads(leftFirst) == Self.reads(rightFirst), "associative")
-            #expect(try Self.reads(Self.merged(a, a)) == Self.reads(a), "idempotent")
-            let twice = try Self.merged(a, b)
+            #expect(try Self.reads(opener.merged(a, a)) == Self.reads(a), "idempotent")
+            let twice = try opener.merged(a, b)
             try twice.merge(source: b)
             #expect(try Self.reads(twice) == ab, "merging the same source twice changes nothing")
         }
