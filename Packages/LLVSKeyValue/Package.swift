@@ -20,6 +20,7 @@ let package = Package(
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
         .package(path: "../LLVSExchange"),
+        .package(path: "../LLVSTesting"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -43,6 +44,7 @@ let package = Package(
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -73,7 +73,7 @@ extension KeyValueDatabase {
         return try store.versionIds(for: valueId).compactMap { storedVersionId in
             guard let version = store.version(identifiedBy: storedVersionId),
                   let value = try store.value(storedAt: LLVSCore.Value.Reference(valueId: valueId, storedVersionId: storedVersionId)) else { return nil }
-            return HistoryEntry(storeVersion: version, versions: Version.versions(of: try decode(value)))
+            return HistoryEntry(storeVersion: version, versions: Version.versions(of: try Self.decode(value)))
         }
     }
 
@@ -135,10 +135,5 @@ extension KeyValueDatabase {
             if case .undecodable(_, let reason) = error { throw .unreadableValue(name, reason: reason) }
             throw .unreadableValue(name, reason: "\(error)")
         }
-    }
-
-    /// Decodes a stored register (instance form).
-    func decode(_ value: LLVSCore.Value) throws -> MultiValueRegister {
-        try Self.decode(value)
     }
 }

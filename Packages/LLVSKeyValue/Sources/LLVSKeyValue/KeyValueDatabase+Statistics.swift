@@ -34,7 +34,7 @@ extension KeyValueDatabase {
         var scopes: Set<String> = []
         try store.enumerate(version: head) { reference in
             guard let key = StoreKeys.scopedKey(reference.valueId), let value = try store.value(storedAt: reference) else { return }
-            let live = try decode(value).liveEntries.count
+            let live = try Self.decode(value).liveEntries.count
             if live == 0 {
                 statistics.tombstoneCount += 1
                 return

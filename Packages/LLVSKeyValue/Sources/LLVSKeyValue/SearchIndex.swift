@@ -19,11 +19,7 @@ final class SearchIndex: Sendable {
     init(fileURL: URL?) throws(KeyValueDatabaseError) {
         queue = try Self.guarded {
             var configuration = Configuration()
-            configuration.prepareDatabase { db in
-                if !db.configuration.readonly, try String.fetchOne(db, sql: "PRAGMA journal_mode") != "memory" {
-                    try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-                }
-            }
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL") }
             let queue = try fileURL.map { try DatabaseQueue(path: $0.path, configuration: configuration) } ?? DatabaseQueue()
             try queue.write { db in
                 try db.execute(sql: """

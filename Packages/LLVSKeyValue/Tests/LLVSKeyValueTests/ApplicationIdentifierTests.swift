@@ -1,5 +1,6 @@
 import Foundation
 import LLVSKeyValue
+import LLVSTesting
 import Testing
 
 /// The four rules of ApplicationDataUpgrader, checked on databases reopened from files.
@@ -83,6 +84,16 @@ import Testing
         let database = try KeyValueDatabase(fileURL: url, authorDescription: "t", upgrader: upgrader)
         #expect(upgrader.upgrades == 1)
         #expect(try database.applicationIdentifier == upgrader.expectedApplicationIdentifier)
+    }
+
+    @Test func theAuthorFormChecksTheIdentifierToo() throws {
+        let directory = try TemporaryDirectory()
+        let url = try Self.makeDatabase(in: directory)
+        let upgrader = RecordingUpgrader(1, 5)
+        let database = try KeyValueDatabase(fileURL: url, author: .bob, upgrader: upgrader)
+        #expect(upgrader.upgrades == 1)
+        #expect(database.author == Author.bob)
+        #expect(throws: KeyValueDatabaseError.self) { try KeyValueDatabase(fileURL: url, author: .bob, upgrader: RecordingUpgrader(1, 0, id: "org.example.other")) }
     }
 
     @Test func ruleFourMatchingOrNewerMinorOpensUntouched() throws {

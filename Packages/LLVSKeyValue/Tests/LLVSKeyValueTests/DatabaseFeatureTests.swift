@@ -2,6 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSExchange
 import LLVSKeyValue
+import LLVSTesting
 import LLVSStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSKeyValue
+import LLVSTesting
 import PropertyBased
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSKeyValue
+import LLVSTesting
 import Testing
 
 /// Every example of the KeyValueCRDT README (reference/keyvaluecrdt-readme.md), on
@@ -166,5 +167,10 @@ import Testing
         #expect(read.count == 3)
         #expect(try read[ScopedKey(scope: "item", key: "title")]?.text == "Title")
         #expect(try database.bulkRead { $0.scope == "item" }.keys.sorted() == [ScopedKey(scope: "item", key: "meta"), ScopedKey(scope: "item", key: "title")])
+        try database.delete(key: "cover")
+        let named = try database.bulkRead(keys: [ScopedKey(scope: "item", key: "meta"), ScopedKey(key: "cover"), ScopedKey(key: "never")])
+        #expect(try named[ScopedKey(scope: "item", key: "meta")]?.json == "{\"pages\": 3}")
+        #expect(named[ScopedKey(key: "cover")]?.isEmpty == true, "a deleted key reads as no values")
+        #expect(named[ScopedKey(key: "never")]?.isEmpty == true)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSKeyValue
+import LLVSTesting
 
 extension Author {
     /// The README's fixed test authors.
@@ -7,20 +8,9 @@ extension Author {
     static let bob = Author(id: UUID(uuidString: "B0B00000-0000-0000-0000-000000000000") ?? UUID(), name: "Bob")
 }
 
-/// A fresh directory under the temporary directory, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-kv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
+extension TemporaryDirectory {
+    /// A path inside the directory (nothing is created there).
     func file(_ name: String) -> URL {
         url.appendingPathComponent(name)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
     }
 }

@@ -170,13 +170,12 @@ public struct MultiValueRegister: Hashable, Sendable, Codable {
     }
 
     /// Entries in canonical order: by dot, then (for the corrupt case of one dot naming two
-    /// different writes) by time, author and encoded payload, so merges stay deterministic.
+    /// different writes) by their canonical JSON, so merges stay deterministic.
     static func canonicalOrder<S: Sequence>(_ entries: S) -> [Entry] where S.Element == Entry {
         entries.sorted { a, b in
             if a.dot != b.dot { return a.dot < b.dot }
-            if a.timestamp != b.timestamp { return a.timestamp < b.timestamp }
-            if a.authorId != b.authorId { return a.authorId.uuidString < b.authorId.uuidString }
-            return String(describing: a.payload) < String(describing: b.payload)
+            let first = (try? CanonicalJSON.encode(a)) ?? Data(), second = (try? CanonicalJSON.encode(b)) ?? Data()
+            return first.lexicographicallyPrecedes(second)
         }
     }
 
