@@ -1,68 +1,293 @@
 // swift-tools-version: 6.1
-// LLVS for Swift on Linux — the umbrella package.
+// LLVS for Swift on Linux — the root package, and the project's one build graph.
 //
-// Every package under Packages/<Name> is a SwiftPM package of its own that builds and
-// tests alone (`swift test --package-path Packages/<Name>`). A package fetched by URL may
-// not depend on local packages, so this manifest re-declares each package's library
-// target from its sources instead, and offers one product per package plus the umbrella
-// product `LLVS` (`import LLVS`). Keep `libraries` below in step with the packages'
-// own manifests: same targets, same dependencies, lower packages first.
+// Every target of every package under Packages/<Name> (its libraries, test-support
+// libraries, worker executables and test targets), the tools under Tools/ and the umbrella
+// tests under Tests/ are declared below from one table, `modules`, the way
+// swift-collections declares its modules. So `swift build --build-tests` compiles
+// everything once and `swift test` runs every test. The packages' own manifests stay, so
+// each package still builds and tests alone (`swift test --package-path Packages/<Name>`);
+// `Scripts/check-manifests` (no build, seconds) fails when one of them, or the imports of
+// any target, disagrees with this table.
+//
+// Traits keep the heavy dependencies out of a consumer's graph. With the default traits,
+// `.product(name: "LLVS", package: …)` gives everything. A consumer that wants one part
+// names its product and only the traits that part needs (README.md, "Using LLVS in your
+// package"): `LLVSHistory` with no traits resolves swift-collections alone, `LLVSStore` with
+// the `Store` trait swift-collections and swift-crypto, and GRDB, the HTTP stack and
+// postgres-nio come only with their traits. (SwiftPM resolves every dependency of every
+// library and executable target of a package whose traits allow it, whatever product a
+// consumer names; only test targets' dependencies are left out.)
+//
+// `LLVS_BUILD_GRAPH=thread-sanitizer` in the environment declares only the packages whose
+// suites Scripts/test runs under the thread sanitizer (the store, the exchanges and the
+// coordinator) and what they depend on, so that build compiles no HTTP stack.
 
 import PackageDescription
 
-let collections = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
-let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
-let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
-let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
-let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
-let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
-let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
-let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
-let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
-let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
-let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
-let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
-let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+// MARK: Traits
 
-/// The libraries of the packages under Packages/, with their dependencies; `package` names
-/// the folder when a package has more than one library.
-let libraries: [(name: String, dependencies: [Target.Dependency], package: String?)] = [
-    ("LLVSCore", [], nil),
-    ("LLVSHistory", ["LLVSCore", collections], nil),
-    ("LLVSZones", ["LLVSCore", crypto], nil),
-    ("LLVSSQLite", ["LLVSCore", "LLVSZones", grdb, crypto], nil),
-    ("LLVSMap", ["LLVSCore", "LLVSZones", crypto], nil),
-    ("LLVSMerge", ["LLVSCore"], nil),
-    ("LLVSStore", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge", crypto], nil),
-    ("LLVSTesting", ["LLVSCore", "LLVSZones"], nil),
-    ("LLVSTestingGenerators", ["LLVSCore", "LLVSTesting", propertyBased], "LLVSTesting"),
-    ("LLVSStoreTesting", ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSStore", "LLVSTesting"], "LLVSStore"),
-    ("LLVSExchange", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore", crypto], nil),
-    ("LLVSExchangeTesting", ["LLVSCore", "LLVSExchange", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], "LLVSExchange"),
-    ("LLVSCoordinator", ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], nil),
-    ("LLVSSyncProtocol", ["LLVSCore", "LLVSExchange"], "LLVSHTTP"),
-    ("LLVSSyncStorage", ["LLVSSyncProtocol", "LLVSCore", "LLVSHistory", "LLVSStore", "LLVSExchange", grdb, crypto], "LLVSHTTP"),
-    ("LLVSSyncPostgres", ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange", postgres, nioCore, nioSSL, logging], "LLVSHTTP"),
-    ("LLVSSyncServer", ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange", hummingbird, serviceLifecycle, nioCore, logging, crypto],
-     "LLVSHTTP"),
-    ("LLVSHTTPExchange", ["LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange", httpClient, nioCore, nioHTTP1, logging], "LLVSHTTP"),
-    ("LLVSKeyValue", ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange", grdb], nil),
-    ("LLVS", ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSCoordinator",
-              "LLVSHTTPExchange", "LLVSKeyValue"], nil),
+/// The traits, each naming the heavy dependencies it brings in.
+let traits: Set<Trait> = [
+    .trait(name: "Store", description: "The versioned store and what is built on it without other heavy dependencies (swift-crypto): "
+           + "LLVSZones, LLVSMap, LLVSStore, LLVSExchange, LLVSCoordinator, LLVSTesting."),
+    .trait(name: "SQLite", description: "The SQLite backend and everything built on it (GRDB): LLVSSQLite, LLVSKeyValue, LLVSStoreTesting.",
+           enabledTraits: ["Store"]),
+    .trait(name: "HTTPClient", description: "The HTTP exchange, a client of the sync server (AsyncHTTPClient, SwiftNIO): LLVSHTTPExchange.",
+           enabledTraits: ["Store"]),
+    .trait(name: "SyncServer", description: "The sync server and its SQLite storage (Hummingbird): LLVSSyncStorage, LLVSSyncServer.",
+           enabledTraits: ["SQLite"]),
+    .trait(name: "PostgreSQL", description: "The sync server's PostgreSQL storage (postgres-nio): LLVSSyncPostgres.",
+           enabledTraits: ["SyncServer"]),
+    .trait(name: "TestSupport", description: "Random-history generators for property tests (swift-property-based): LLVSTestingGenerators.",
+           enabledTraits: ["Store"]),
+    .trait(name: "Tools", description: "The command-line tools: llvs, llvs-server, llvs-bench, llvs-fuzz and the samples (swift-argument-parser).",
+           enabledTraits: ["SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport"]),
+    .default(enabledTraits: ["Store", "SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Tools"]),
 ]
+
+// MARK: External dependencies, each guarded by the trait that needs it
+
+let heap = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Store"]))
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLite"]))
+let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
+let generatorsPropertyBased = Target.Dependency.product(
+    name: "PropertyBased", package: "swift-property-based", condition: .when(traits: ["TestSupport"]))
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["SyncServer"]))
+let serviceLifecycle = Target.Dependency.product(
+    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["SyncServer"]))
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"]))
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["PostgreSQL"]))
+
+/// SwiftNIO's core module for the targets that need `trait`.
+func nioCore(_ trait: String) -> Target.Dependency {
+    .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: [trait]))
+}
+
+/// SwiftNIO's HTTP/1 module for the targets that need `trait`.
+func nioHTTP1(_ trait: String) -> Target.Dependency {
+    .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: [trait]))
+}
+
+/// swift-log for the targets that need `trait`.
+func logging(_ trait: String) -> Target.Dependency {
+    .product(name: "Logging", package: "swift-log", condition: .when(traits: [trait]))
+}
+
+// MARK: The table
+
+/// One module of the build graph: where it lives, what kind of target it is and what it
+/// depends on.
+struct Module {
+    /// What a module is for; the kind decides its folder, its target type and its product.
+    enum Kind {
+        /// A library an app uses: a product, sources in `Packages/<package>/Sources/<name>`.
+        case library
+        /// A library for tests (conformance suites, random histories, replicas): a product,
+        /// sources in `Packages/<package>/Sources/<name>`.
+        case testSupport
+        /// An executable a package's tests start as a child process: no product, sources in
+        /// `Packages/<package>/Sources/<name>`.
+        case worker
+        /// A package's test target: sources in `Packages/<package>/Tests/<name>`.
+        case test
+        /// A command-line tool: an executable product, sources in `Tools/<name>`.
+        case tool
+        /// A test target of the root (end-to-end, command-line, convergence): `Tests/<name>`.
+        case rootTest
+    }
+
+    let name: String
+    let kind: Kind
+    /// The folder under `Packages/` whose manifest also declares this module; nil for tools
+    /// and root tests.
+    let package: String?
+    /// Modules of this table it depends on, by name.
+    let local: [String]
+    /// Products of other packages it depends on.
+    let external: [Target.Dependency]
+    var resources: [Resource]? = nil
+    var exclude: [String] = []
+
+    /// Where its sources are, relative to this file.
+    var path: String {
+        switch kind {
+        case .library, .testSupport, .worker: return "Packages/\(package ?? name)/Sources/\(name)"
+        case .test: return "Packages/\(package ?? name)/Tests/\(name)"
+        case .tool: return "Tools/\(name)"
+        case .rootTest: return "Tests/\(name)"
+        }
+    }
+
+    /// The SwiftPM target that declares it.
+    var target: Target {
+        let dependencies = local.map { Target.Dependency.target(name: $0) } + external
+        switch kind {
+        case .library, .testSupport:
+            return .target(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
+        case .worker, .tool:
+            return .executableTarget(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
+        case .test, .rootTest:
+            return .testTarget(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
+        }
+    }
+
+    /// The product that offers it to other packages, if it has one.
+    var product: Product? {
+        switch kind {
+        case .library, .testSupport: return .library(name: name, targets: [name])
+        case .tool: return .executable(name: name, targets: [name])
+        case .worker, .test, .rootTest: return nil
+        }
+    }
+}
+
+/// Every module, lower packages first (CONTRIBUTING.md, "Layout and the dependency rule").
+let modules: [Module] = [
+    // Packages/LLVSCore
+    Module(name: "LLVSCore", kind: .library, package: "LLVSCore", local: [], external: []),
+    Module(name: "LLVSCoreTests", kind: .test, package: "LLVSCore", local: ["LLVSCore"], external: [propertyBased],
+           resources: [.copy("Vectors")]),
+
+    // Packages/LLVSTesting (beside the layers: the test targets of every package use it)
+    Module(name: "LLVSTesting", kind: .testSupport, package: "LLVSTesting", local: ["LLVSCore", "LLVSZones"], external: []),
+    Module(name: "LLVSTestingGenerators", kind: .testSupport, package: "LLVSTesting", local: ["LLVSTesting", "LLVSCore"],
+           external: [generatorsPropertyBased]),
+    Module(name: "LLVSTestingTests", kind: .test, package: "LLVSTesting", local: ["LLVSTesting", "LLVSTestingGenerators", "LLVSCore", "LLVSZones"],
+           external: [propertyBased]),
+
+    // Packages/LLVSHistory
+    Module(name: "LLVSHistory", kind: .library, package: "LLVSHistory", local: ["LLVSCore"], external: [heap]),
+    Module(name: "LLVSHistoryTests", kind: .test, package: "LLVSHistory", local: ["LLVSHistory", "LLVSCore", "LLVSTesting", "LLVSTestingGenerators"],
+           external: [propertyBased]),
+
+    // Packages/LLVSZones
+    Module(name: "LLVSZones", kind: .library, package: "LLVSZones", local: ["LLVSCore"], external: [crypto]),
+    Module(name: "LLVSZonesTests", kind: .test, package: "LLVSZones", local: ["LLVSZones", "LLVSCore", "LLVSTesting"], external: [propertyBased]),
+
+    // Packages/LLVSMerge
+    Module(name: "LLVSMerge", kind: .library, package: "LLVSMerge", local: ["LLVSCore"], external: []),
+    Module(name: "LLVSMergeTests", kind: .test, package: "LLVSMerge", local: ["LLVSMerge", "LLVSCore"], external: [propertyBased]),
+
+    // Packages/LLVSSQLite
+    Module(name: "LLVSSQLite", kind: .library, package: "LLVSSQLite", local: ["LLVSCore", "LLVSZones"], external: [grdb, crypto]),
+    Module(name: "LLVSSQLiteTests", kind: .test, package: "LLVSSQLite", local: ["LLVSSQLite", "LLVSZones", "LLVSTesting"],
+           external: [grdb, crypto, propertyBased]),
+
+    // Packages/LLVSMap
+    Module(name: "LLVSMap", kind: .library, package: "LLVSMap", local: ["LLVSCore", "LLVSZones"], external: [crypto]),
+    Module(name: "LLVSMapTests", kind: .test, package: "LLVSMap", local: ["LLVSMap", "LLVSCore", "LLVSZones", "LLVSTesting"], external: [propertyBased],
+           resources: [.copy("Vectors")]),
+
+    // Packages/LLVSStore
+    Module(name: "LLVSStore", kind: .library, package: "LLVSStore",
+           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge"], external: [crypto]),
+    Module(name: "LLVSStoreTesting", kind: .testSupport, package: "LLVSStore",
+           local: ["LLVSStore", "LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSTesting"], external: []),
+    Module(name: "llvs-store-worker", kind: .worker, package: "LLVSStore", local: ["LLVSStore", "LLVSSQLite"], external: []),
+    Module(name: "LLVSStoreTests", kind: .test, package: "LLVSStore",
+           local: ["LLVSStore", "LLVSStoreTesting", "LLVSCore", "LLVSMap", "LLVSTesting", "LLVSTestingGenerators", "LLVSSQLite"],
+           external: [propertyBased, grdb]),
+
+    // Packages/LLVSExchange
+    Module(name: "LLVSExchange", kind: .library, package: "LLVSExchange",
+           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore"], external: [crypto]),
+    Module(name: "LLVSExchangeTesting", kind: .testSupport, package: "LLVSExchange",
+           local: ["LLVSExchange", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], external: []),
+    Module(name: "llvs-exchange-worker", kind: .worker, package: "LLVSExchange", local: ["LLVSExchange", "LLVSStore"], external: []),
+    Module(name: "LLVSExchangeTests", kind: .test, package: "LLVSExchange",
+           local: ["LLVSExchange", "LLVSExchangeTesting", "LLVSStoreTesting", "LLVSSQLite", "LLVSCore", "LLVSZones", "LLVSMerge",
+                   "LLVSStore", "LLVSTesting", "LLVSTestingGenerators"],
+           external: [propertyBased]),
+
+    // Packages/LLVSCoordinator
+    Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",
+           local: ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
+    Module(name: "LLVSCoordinatorTests", kind: .test, package: "LLVSCoordinator",
+           local: ["LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSTesting"],
+           external: [propertyBased]),
+
+    // Packages/LLVSHTTP
+    Module(name: "LLVSSyncProtocol", kind: .library, package: "LLVSHTTP", local: ["LLVSCore"], external: []),
+    Module(name: "LLVSSyncStorage", kind: .library, package: "LLVSHTTP",
+           local: ["LLVSSyncProtocol", "LLVSCore", "LLVSHistory", "LLVSStore", "LLVSExchange"], external: [grdb, crypto]),
+    Module(name: "LLVSSyncPostgres", kind: .library, package: "LLVSHTTP",
+           local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
+           external: [postgres, nioCore("PostgreSQL"), nioSSL, logging("PostgreSQL")]),
+    Module(name: "LLVSSyncServer", kind: .library, package: "LLVSHTTP",
+           local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
+           external: [hummingbird, serviceLifecycle, nioCore("SyncServer"), logging("SyncServer"), crypto]),
+    Module(name: "LLVSHTTPExchange", kind: .library, package: "LLVSHTTP",
+           local: ["LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange"],
+           external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient")]),
+    Module(name: "llvs-http-worker", kind: .worker, package: "LLVSHTTP",
+           local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
+    Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
+           local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
+                   "LLVSStore", "LLVSExchange", "LLVSTesting", "LLVSMerge"],
+           external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
+
+    // Packages/LLVSKeyValue
+    Module(name: "LLVSKeyValue", kind: .library, package: "LLVSKeyValue",
+           local: ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: [grdb]),
+    Module(name: "LLVSKeyValueTests", kind: .test, package: "LLVSKeyValue",
+           local: ["LLVSKeyValue", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSTesting"], external: [propertyBased]),
+
+    // Packages/LLVS: the umbrella module
+    Module(name: "LLVS", kind: .library, package: "LLVS",
+           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange",
+                   "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue"],
+           external: []),
+    Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
+
+    // Tools/
+    Module(name: "llvs", kind: .tool, package: nil, local: ["LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer"],
+           external: [argumentParser, logging("Tools")], exclude: ["README.md"]),
+    Module(name: "llvs-server", kind: .tool, package: nil, local: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer"],
+           external: [argumentParser, logging("Tools")], exclude: ["README.md"]),
+    Module(name: "llvs-demo", kind: .tool, package: nil, local: ["LLVS"], external: []),
+    Module(name: "the-message", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
+    Module(name: "loco", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
+    Module(name: "llvs-bench", kind: .tool, package: nil, local: ["LLVS", "LLVSSyncStorage", "LLVSSyncServer"],
+           external: [argumentParser, logging("Tools")]),
+    Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting"],
+           external: [argumentParser]),
+
+    // Tests/
+    Module(name: "LLVSConvergenceTests", kind: .rootTest, package: nil,
+           local: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSCore"], external: [propertyBased],
+           exclude: ["Regressions"]),
+    Module(name: "LLVSCommandLineTests", kind: .rootTest, package: nil, local: ["llvs", "llvs-server", "the-message", "loco"], external: []),
+    Module(name: "LLVSEndToEndTests", kind: .rootTest, package: nil, local: ["LLVS", "LLVSTesting"], external: [propertyBased]),
+]
+
+// MARK: The graph this build declares
+
+/// The packages whose suites run under the thread sanitizer (Scripts/test).
+let threadSanitizerPackages: Set<String> = ["LLVSStore", "LLVSExchange", "LLVSCoordinator"]
+
+/// The modules of this build: all of them, or for `LLVS_BUILD_GRAPH=thread-sanitizer` the
+/// modules of `threadSanitizerPackages` and everything they depend on.
+let declared: [Module] = {
+    guard Context.environment["LLVS_BUILD_GRAPH"] == "thread-sanitizer" else { return modules }
+    let byName = Dictionary(uniqueKeysWithValues: modules.map { ($0.name, $0) })
+    var needed = Set<String>()
+    var pending = modules.filter { $0.package.map(threadSanitizerPackages.contains) ?? false }.map(\.name)
+    while let name = pending.popLast() {
+        guard needed.insert(name).inserted, let module = byName[name] else { continue }
+        pending += module.local
+    }
+    return modules.filter { needed.contains($0.name) }
+}()
 
 let package = Package(
     name: "LLVS",
     platforms: [.macOS(.v14)],
-    products: libraries.map { .library(name: $0.name, targets: [$0.name]) } + [
-        .executable(name: "llvs", targets: ["llvs"]),
-        .executable(name: "llvs-demo", targets: ["llvs-demo"]),
-        .executable(name: "the-message", targets: ["the-message"]),
-        .executable(name: "loco", targets: ["loco"]),
-        .executable(name: "llvs-bench", targets: ["llvs-bench"]),
-        .executable(name: "llvs-fuzz", targets: ["llvs-fuzz"]),
-        .executable(name: "llvs-server", targets: ["llvs-server"]),
-    ],
+    products: declared.compactMap(\.product),
+    traits: traits,
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -77,22 +302,5 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
-    targets: libraries.map {
-        .target(name: $0.name, dependencies: $0.dependencies, path: "Packages/\($0.package ?? $0.name)/Sources/\($0.name)")
-    } + [
-        .executableTarget(name: "llvs", dependencies: ["LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer", argumentParser, logging],
-                          path: "Tools/llvs", exclude: ["README.md"]),
-        .executableTarget(name: "llvs-server", dependencies: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", argumentParser, logging],
-                          path: "Tools/llvs-server", exclude: ["README.md"]),
-        .executableTarget(name: "llvs-demo", dependencies: ["LLVS"], path: "Tools/llvs-demo"),
-        .executableTarget(name: "the-message", dependencies: ["LLVS", argumentParser], path: "Tools/the-message"),
-        .executableTarget(name: "loco", dependencies: ["LLVS", argumentParser], path: "Tools/loco"),
-        .executableTarget(name: "llvs-bench", dependencies: ["LLVS", "LLVSSyncStorage", "LLVSSyncServer", argumentParser, logging],
-                          path: "Tools/llvs-bench"),
-        .executableTarget(name: "llvs-fuzz", dependencies: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", argumentParser], path: "Tools/llvs-fuzz"),
-        .testTarget(name: "LLVSConvergenceTests", dependencies: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", propertyBased],
-                    path: "Tests/LLVSConvergenceTests", exclude: ["Regressions"]),
-        .testTarget(name: "LLVSCommandLineTests", dependencies: ["llvs", "llvs-server", "the-message", "loco"], path: "Tests/LLVSCommandLineTests"),
-        .testTarget(name: "LLVSEndToEndTests", dependencies: ["LLVS", "LLVSTesting", propertyBased], path: "Tests/LLVSEndToEndTests"),
-    ]
+    targets: declared.map(\.target)
 )

@@ -39,7 +39,6 @@ let package = Package(
             name: "LLVSSyncProtocol",
             dependencies: [
                 .product(name: "LLVSCore", package: "LLVSCore"),
-                .product(name: "LLVSExchange", package: "LLVSExchange"),
             ]
         ),
         .target(

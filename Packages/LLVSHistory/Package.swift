@@ -29,6 +29,7 @@ let package = Package(
             name: "LLVSHistoryTests",
             dependencies: [
                 "LLVSHistory",
+                .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -31,6 +31,8 @@ let package = Package(
             name: "LLVSMapTests",
             dependencies: [
                 "LLVSMap",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

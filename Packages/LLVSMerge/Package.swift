@@ -24,6 +24,7 @@ let package = Package(
             name: "LLVSMergeTests",
             dependencies: [
                 "LLVSMerge",
+                .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

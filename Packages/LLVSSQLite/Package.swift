@@ -33,7 +33,6 @@ let package = Package(
             name: "LLVSSQLiteTests",
             dependencies: [
                 "LLVSSQLite",
-                .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "GRDB", package: "GRDB.swift"),

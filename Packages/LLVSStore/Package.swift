@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "LLVSStore",
                 "LLVSStoreTesting",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSMap", package: "LLVSMap"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

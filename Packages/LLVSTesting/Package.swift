@@ -37,7 +37,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LLVSTestingTests",
-            dependencies: ["LLVSTesting", "LLVSTestingGenerators", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "LLVSTesting",
+                "LLVSTestingGenerators",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ]
 )

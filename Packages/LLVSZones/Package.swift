@@ -29,6 +29,7 @@ let package = Package(
             name: "LLVSZonesTests",
             dependencies: [
                 "LLVSZones",
+                .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
