@@ -112,11 +112,12 @@ final class Client: Sendable {
         store = try Store(rootDirectoryURL: directory.url.appendingPathComponent("store"))
     }
 
-    /// An exchange with `storeURL`, retrying quickly.
+    /// An exchange with `storeURL`, retrying quickly; its notification long polls wait
+    /// `pollSeconds` each.
     func exchange(_ storeURL: URL, token: String? = testToken, retry: HTTPRetryPolicy = .init(maximumAttempts: 6, initialDelay: .milliseconds(50)),
-                  batchBytes: Int = 5_000_000) throws -> HTTPExchange {
+                  batchBytes: Int = 5_000_000, pollSeconds: Int = 5) throws -> HTTPExchange {
         try HTTPExchange(storeURL: storeURL, store: store, accessToken: token, retryPolicy: retry,
-                         maximumBatchByteCount: batchBytes, notificationPollSeconds: 5)
+                         maximumBatchByteCount: batchBytes, notificationPollSeconds: pollSeconds)
     }
 
     /// Saves `values` (id → text) on the most recent head.
