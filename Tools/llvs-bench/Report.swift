@@ -71,6 +71,9 @@ final class Report {
         for row in [header] + rows {
             text += zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ") + "\n"
         }
+        #if DEBUG
+        text += "note: this llvs-bench is a debug build, so these figures are a smoke run, not measurements (build it with -c release)\n"
+        #endif
         FileHandle.standardError.write(Data(text.utf8))
     }
 
