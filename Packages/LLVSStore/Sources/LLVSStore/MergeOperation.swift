@@ -3,12 +3,20 @@ import LLVSCore
 import LLVSMap
 import LLVSMerge
 
+/// What the forks of a merge are relative to: the map root of its common ancestor, and
+/// that ancestor when it is one stored version (nil for a virtual one, or none).
+typealias MergeAncestor = (root: NodeReference?, version: Version?)
+
 /// One merge, with the virtual versions it needs along the way.
 struct MergeOperation<Arbiter: MergeArbiter> {
+    typealias Ancestor = MergeAncestor
+
     let store: Store
     let arbiter: Arbiter
     /// What the arbiter reads: the store plus this merge's virtual versions.
     let view: Store
+    /// The virtual ancestors this merge has made, each once.
+    private let virtualAncestors = VirtualAncestors()
 
     init(store: Store, arbiter: Arbiter) {
         self.store = store
@@ -19,14 +27,14 @@ struct MergeOperation<Arbiter: MergeArbiter> {
     /// Merges `first` and `second`, whose best common ancestors are `bases`, and writes the
     /// merge version.
     func merge(_ first: Version, _ second: Version, bases: [Version.ID], metadata: Version.Metadata) throws -> Version {
-        try resolve(first, second, bases: bases, metadata: metadata, virtual: false)
+        try resolve(first, second, bases: bases, ancestor: try commonAncestor(of: bases), metadata: metadata, virtual: false)
     }
 
-    /// Resolves a merge and makes its version: written to the store, or — for a virtual
-    /// ancestor — kept in the view's overlay.
-    private func resolve(_ first: Version, _ second: Version, bases: [Version.ID], metadata: Version.Metadata,
+    /// Resolves a merge against `ancestor` and makes its version: written to the store, or —
+    /// for a virtual ancestor — kept in the view's overlay.
+    private func resolve(_ first: Version, _ second: Version, bases: [Version.ID], ancestor: Ancestor, metadata: Version.Metadata,
                          virtual: Bool) throws -> Version {
-        let (ancestorRoot, ancestor) = try commonAncestor(of: bases)
+        let (ancestorRoot, ancestor) = ancestor
         let firstRoot = try view.root(of: first.id), secondRoot = try view.root(of: second.id)
         let forks = try view.withMap { (map, overlay) throws(MapError) in
             try map.forks(first: firstRoot, second: secondRoot, ancestor: ancestorRoot, overlay: overlay)
@@ -71,24 +79,68 @@ struct MergeOperation<Arbiter: MergeArbiter> {
 
     /// The map root and (if single) the version the forks are relative to. Several bases
     /// are merged pairwise, in identifier order, into a virtual version; the bases of each
-    /// step are the merge bases of the bases merged so far and the next one.
-    private func commonAncestor(of bases: [Version.ID]) throws -> (root: NodeReference?, version: Version?) {
-        switch bases.count {
-        case 0:
-            return (nil, nil)
-        case 1:
-            return (try view.root(of: bases[0]), try view.required(bases[0]))
-        default:
-            let sorted = bases.sorted()
-            var accumulated = try view.required(sorted[0])
-            var members = [sorted[0]]
-            for next in sorted.dropFirst() {
-                let innerBases = try store.queryHistory { try $0.mergeBases(of: members, and: [next]) }
-                accumulated = try resolve(accumulated, try view.required(next), bases: innerBases, metadata: [:], virtual: true)
-                members.append(next)
+    /// step are the merge bases of the bases merged so far and the next one, which may be
+    /// several again, and so on down a criss-cross history.
+    ///
+    /// Those virtual ancestors are made bottom-up from a work list, not by recursion (a
+    /// ladder of thousands of criss-cross merges is as deep), and each set of bases is
+    /// merged once per merge however many steps above need it (a braid of strands that
+    /// merge each other's merges asks for the same sets exponentially often).
+    ///
+    /// - Complexity: one virtual merge per pairwise step of each distinct set of bases
+    ///   below `bases`, and one merge-base query per step.
+    private func commonAncestor(of bases: [Version.ID]) throws -> Ancestor {
+        guard bases.count > 1 else { return try knownAncestor(of: bases) }
+        let top = bases.sorted()
+        if let made = virtualAncestors.made[top] { return made }
+        // Post-order over the sets of bases: a set is merged once the sets its steps need
+        // are. `top` stays at the bottom of the stack, so it is the last one merged.
+        var pending = [top]
+        var made: Ancestor = (nil, nil)
+        while let set = pending.popLast() {
+            guard virtualAncestors.made[set] == nil else { continue }
+            let steps = try stepBases(of: set)
+            let missing = steps.filter { $0.count > 1 && virtualAncestors.made[$0] == nil }
+            if !missing.isEmpty {
+                pending.append(set)
+                pending.append(contentsOf: missing)
+                continue
             }
-            return (try view.root(of: accumulated.id), nil)
+            var accumulated = try view.required(set[0])
+            for (next, inner) in zip(set.dropFirst(), steps) {
+                accumulated = try resolve(accumulated, try view.required(next), bases: inner, ancestor: try knownAncestor(of: inner),
+                                          metadata: [:], virtual: true)
+            }
+            made = (try view.root(of: accumulated.id), nil)
+            virtualAncestors.made[set] = made
         }
+        return made
+    }
+
+    /// The ancestor of `bases` when it needs no new virtual merge: none, one stored
+    /// version, or a set already merged.
+    private func knownAncestor(of bases: [Version.ID]) throws -> Ancestor {
+        switch bases.count {
+        case 0: return (nil, nil)
+        case 1: return (try view.root(of: bases[0]), try view.required(bases[0]))
+        default:
+            if let made = virtualAncestors.made[bases] { return made }
+            return try commonAncestor(of: bases)
+        }
+    }
+
+    /// The merge bases of each pairwise step of merging the sorted `set`: of its first
+    /// version and its second, then of the first two and the third, and so on.
+    private func stepBases(of set: [Version.ID]) throws -> [[Version.ID]] {
+        if let known = virtualAncestors.stepBases[set] { return known }
+        var steps: [[Version.ID]] = []
+        var members = [set[0]]
+        for next in set.dropFirst() {
+            steps.append(try store.queryHistory { try $0.mergeBases(of: members, and: [next]) }.sorted())
+            members.append(next)
+        }
+        virtualAncestors.stepBases[set] = steps
+        return steps
     }
 
     /// Asks the arbiter, through the context type it reads from.
@@ -156,4 +208,11 @@ struct MergeOperation<Arbiter: MergeArbiter> {
         view.overlay?.add(version, update: update, data: data)
         return version
     }
+}
+
+/// The virtual ancestors of one merge, by their sorted bases, and the merge bases of each
+/// set's pairwise steps.
+private final class VirtualAncestors {
+    var made: [[Version.ID]: MergeAncestor] = [:]
+    var stepBases: [[Version.ID]: [[Version.ID]]] = [:]
 }
