@@ -10,7 +10,9 @@ extension StoreCoordinator {
     /// ``lastMergeError`` (use ``performMerge(metadata:headSelection:)`` to have them thrown).
     ///
     /// - Parameters:
-    ///   - metadata: The merge version's metadata; ``defaultMetadataForNewVersions`` when nil.
+    ///   - metadata: The merge version's metadata; none when nil. A merge never takes
+    ///     ``defaultMetadataForNewVersions``: that is a replica's own (a device name, say),
+    ///     and replicas whose merges differed in it would never settle on one head.
     ///   - headSelection: Which heads to merge (`.allExceptBranches` by default).
     /// - Returns: True if the current version changed.
     @discardableResult
@@ -34,11 +36,9 @@ extension StoreCoordinator {
     @discardableResult
     public func performMerge(metadata: Version.Metadata? = nil, headSelection: Store.MergeHeadSelection = .allExceptBranches) throws -> Bool {
         try writes.withLock {
-            let (current, arbiter, defaultMetadata) = state.withLock {
-                ($0.persisted.currentVersion, $0.mergeArbiter, $0.defaultMetadataForNewVersions)
-            }
+            let (current, arbiter) = state.withLock { ($0.persisted.currentVersion, $0.mergeArbiter) }
             guard let merged = try store.mergeHeads(into: current, resolvingWith: arbiter, headSelection: headSelection,
-                                                    metadata: metadata ?? defaultMetadata) else { return false }
+                                                    metadata: metadata ?? [:]) else { return false }
             moveCurrentVersion(to: merged.id)
             return merged.id != current
         }

@@ -208,7 +208,9 @@ public final class StoreCoordinator: Sendable {
         set { state.withLock { $0.mergeArbiter = newValue } }
     }
 
-    /// The metadata of versions saved or merged without explicit metadata.
+    /// The metadata of versions saved without explicit metadata. Merges do not take it
+    /// (DESIGN.md section 4: merges carry no replica-specific metadata, so replicas with
+    /// different defaults still settle on one head).
     public var defaultMetadataForNewVersions: Version.Metadata {
         get { state.withLock { $0.defaultMetadataForNewVersions } }
         set { state.withLock { $0.defaultMetadataForNewVersions = newValue } }

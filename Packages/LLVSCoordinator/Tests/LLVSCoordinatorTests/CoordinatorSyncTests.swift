@@ -78,6 +78,39 @@ import Testing
         #expect(a.coordinator.store.queryHistory { $0.headIdentifiers } == [a.coordinator.currentVersion])
     }
 
+    /// Each replica names itself in the metadata of its saves, and the two sync in
+    /// lockstep: both exchange until each holds the other's versions, then both merge.
+    /// Merges carry no metadata, so both make the same merge and they settle on it. With
+    /// each replica's default metadata in its merges (and so in their ids), they made two
+    /// different merges every round and never settled.
+    @Test func replicasWithDifferentDefaultMetadataSettleOnOneHead() async throws {
+        let shared = try TemporaryDirectory(prefix: "llvs-coordinator-shared")
+        let a = try SyncedReplica("a", sharedDirectory: shared.url)
+        let b = try SyncedReplica("b", sharedDirectory: shared.url)
+        let laptop = try Version.MetadataValue("laptop"), phone = try Version.MetadataValue("phone")
+        a.coordinator.defaultMetadataForNewVersions = ["device": laptop]
+        b.coordinator.defaultMetadataForNewVersions = ["device": phone]
+        try a.post("a1")
+        try b.post("b1")
+        func lockstepRound() async throws {
+            try await a.coordinator.exchange()
+            try await b.coordinator.exchange()
+            try await a.coordinator.exchange()
+            try a.coordinator.performMerge()
+            try b.coordinator.performMerge()
+        }
+        for _ in 0..<4 { try await lockstepRound() }
+        let settled = versionIds(of: a.coordinator.store)
+        try await lockstepRound()
+        #expect(versionIds(of: a.coordinator.store) == settled, "no new merge versions once settled")
+        #expect(versionIds(of: b.coordinator.store) == settled)
+        #expect(a.coordinator.currentVersion == b.coordinator.currentVersion)
+        #expect(a.coordinator.store.queryHistory { $0.headIdentifiers } == [a.coordinator.currentVersion])
+        let versions = try settled.map { try #require(a.coordinator.store.version(identifiedBy: $0)) }
+        #expect(versions.filter { $0.predecessors?.idOfSecond != nil }.allSatisfy { $0.metadata.isEmpty }, "merges carry no metadata")
+        #expect(Set(versions.compactMap { $0.metadata["device"] }) == [laptop, phone], "saves carry their replica's")
+    }
+
     @Test func theCompletionHandlerFormCallsBack() async throws {
         let shared = try TemporaryDirectory(prefix: "llvs-coordinator-shared")
         let a = try SyncedReplica("a", sharedDirectory: shared.url)
