@@ -24,6 +24,10 @@ public enum ExchangeError: Error, Hashable, CustomStringConvertible {
     case invalidSnapshotManifest(location: String, reason: String)
     /// The snapshot cannot be restored into this store (its format or state); `reason` says why.
     case snapshotNotRestorable(reason: String)
+    /// The exchange already holds version `versionId`, logged, with other content at
+    /// `location`: what is written for a logged version is never replaced, so one
+    /// identifier has one record everywhere (DESIGN.md section 4).
+    case conflictingVersion(Version.ID, location: String)
 
     /// A short account of why decoding failed: the field missing or mistyped, with its
     /// coding path, instead of `DecodingError`'s full dump. Other errors are described as is.
@@ -62,6 +66,8 @@ public enum ExchangeError: Error, Hashable, CustomStringConvertible {
             return "Snapshot manifest \(location) is invalid: \(reason)"
         case .snapshotNotRestorable(let reason):
             return "The snapshot cannot be restored: \(reason)"
+        case let .conflictingVersion(id, location):
+            return "The exchange already holds version \(id) with other content (\(location)); a logged version is never replaced."
         }
     }
 }

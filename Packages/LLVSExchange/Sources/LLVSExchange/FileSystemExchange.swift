@@ -179,18 +179,30 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     }
 
     /// Writes each version's two files (without fsync), makes them durable with one sync,
-    /// then logs the versions in one append.
+    /// then logs the versions in one append. Files of a version the log already lists are
+    /// never replaced: the same content is a no-op, other content an error.
     ///
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)`` when a file cannot
-    ///   be written.
+    /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` when the directory
+    ///   already logs a version with other content (nothing of that batch is logged then),
+    ///   ``ExchangeError/transport(operation:location:reason:)`` when a file cannot be
+    ///   written.
     public func send(versionChanges: [VersionChanges]) async throws {
         guard !versionChanges.isEmpty else { return }
         _ = try directoryIdentifier()
+        var logged: Set<Version.ID>?
         for (version, changes) in versionChanges {
             var record = version
             record.successors = .init()
-            try place(try CanonicalJSON.encode(ChangesFile(version: version.id, valueChanges: changes)), at: fileURL(in: "changes", for: version.id))
-            try place(try CanonicalJSON.encode(record), at: fileURL(in: "versions", for: version.id))
+            let files = [(try CanonicalJSON.encode(ChangesFile(version: version.id, valueChanges: changes)), fileURL(in: "changes", for: version.id)),
+                         (try CanonicalJSON.encode(record), fileURL(in: "versions", for: version.id))]
+            for (data, url) in files {
+                let kept = try await place(data, at: url) {
+                    // Read the log only on this rare path: a file already there with other content.
+                    if logged == nil { logged = Set(try await retrieveAllVersionIdentifiers()) }
+                    return logged?.contains(version.id) == true
+                }
+                if let kept { throw ExchangeError.conflictingVersion(version.id, location: kept.path) }
+            }
         }
         DurableFile.synchronizeAll()
         try transport("append to", log.directoryURL) {
@@ -237,16 +249,19 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         var positions: [String: Int]
     }
 
-    /// Creates the file unless it exists with this content; replaces an existing file that
-    /// differs (a file no log record refers to yet, left truncated by a crash before sync).
-    private func place(_ data: Data, at url: URL) throws {
-        try transport("write", url) {
+    /// Creates the file unless it exists with this content. An existing file that differs
+    /// is replaced when `isLogged` says its version is not logged yet (a file left
+    /// truncated by a crash before sync, which no reader has seen); when it is logged, the
+    /// file stays as it is and its URL is returned, for the caller to report.
+    private func place(_ data: Data, at url: URL, isLogged: () async throws -> Bool) async throws -> URL? {
+        let differs = try transport("write", url) {
             try DurableFile.createDirectory(url.deletingLastPathComponent())
-            if try !DurableFile.create(data, at: url, syncing: false),
-               FileManager.default.contents(atPath: url.path) != data {
-                try DurableFile.write(data, to: url)
-            }
+            return try !DurableFile.create(data, at: url, syncing: false) && FileManager.default.contents(atPath: url.path) != data
         }
+        guard differs else { return nil }
+        if try await isLogged() { return url }
+        try transport("write", url) { try DurableFile.write(data, to: url) }
+        return nil
     }
 
     private func readLog(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {

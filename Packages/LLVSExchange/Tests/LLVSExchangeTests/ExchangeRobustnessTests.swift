@@ -17,6 +17,44 @@ import Testing
         return replica
     }
 
+    /// Files of a logged version are immutable: another record or other changes under the
+    /// same identifier are refused with a typed error and leave the files as they were, so
+    /// a reader never sees one version's record beside another's changes. Before, the
+    /// second sender's files silently replaced the first's. The same bytes again are a
+    /// no-op.
+    @Test func aLoggedVersionIsNeverReplaced() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try Replica("source")
+        let version = try source.save(["k": "first"])
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        try await exchange.send()
+        let files = ["versions", "changes"].map { folder in
+            FileManager.default.enumerator(at: shared.url.appendingPathComponent(folder), includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" } ?? []
+        }.flatMap { $0 }
+        #expect(files.count == 2)
+        let before = files.map { FileManager.default.contents(atPath: $0.path) }
+
+        let changes = try source.store.valueChanges(madeInVersionIdentifiedBy: version.id)
+        try await exchange.send(versionChanges: [(version, changes)])
+        var other = version
+        other.timestamp += 1
+        let otherChanges = [Value.Change.update(Value(idString: "k", data: Data("second".utf8)))]
+        for (record, recordChanges) in [(other, changes), (version, otherChanges)] {
+            let error = await #expect(throws: ExchangeError.self) { try await exchange.send(versionChanges: [(record, recordChanges)]) }
+            guard case .conflictingVersion(let id, _)? = error else {
+                Issue.record("expected conflictingVersion, got \(String(describing: error))")
+                continue
+            }
+            #expect(id == version.id)
+        }
+        #expect(files.map { FileManager.default.contents(atPath: $0.path) } == before)
+
+        let reader = try Replica("reader")
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: reader.store).retrieve()
+        #expect(try reader.texts(at: version.id) == ["k": "first"])
+    }
+
     @Test(arguments: Backend.allCases)
     func anInterruptedSendIsCompletedByTheNextOne(backend: Backend) async throws {
         let shared = try makeSharedDirectory()

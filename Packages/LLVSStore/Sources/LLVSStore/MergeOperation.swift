@@ -69,12 +69,67 @@ struct MergeOperation<Arbiter: MergeArbiter> {
         }
 
         let identifier = try mergeIdentifier(first, second, forks: forks, changes: changes, metadata: metadata, virtual: virtual)
-        let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
-                              timestamp: max(first.timestamp, second.timestamp), metadata: metadata)
+        let timestamp = max(first.timestamp, second.timestamp)
         guard virtual else {
+            // One identifier, one record: the record lists the predecessors in canonical
+            // (byte) order, whichever was merged into which, and its changes start from the
+            // one listed first, so merge(a, b) and merge(b, a) write identical records and
+            // ship identical changes (SPEC.md section 9).
+            if second.id < first.id {
+                let version = Version(id: identifier, predecessors: .init(idOfFirst: second.id, idOfSecond: first.id),
+                                      timestamp: timestamp, metadata: metadata)
+                let rebased = try rebase(changes, from: first, onto: second, forks: forks)
+                return try VersionWriter(store: store).write(version, changes: rebased.changes, trusted: rebased.trusted).version
+            }
+            let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
+                                  timestamp: timestamp, metadata: metadata)
             return try VersionWriter(store: store).write(version, changes: changes, trusted: carried).version
         }
+        let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
+                              timestamp: timestamp, metadata: metadata)
         return try keepVirtual(version, basedOn: firstRoot, changes: changes)
+    }
+
+    /// `changes`, which turn `first`'s values into the merge's, restated to turn `second`'s
+    /// values into the same merge: for every value the forks or the changes name, the
+    /// merge's reference where it differs from `second`'s. References taken from either
+    /// branch are returned as trusted (they come from the predecessors' maps).
+    private func rebase(_ changes: [Value.Change], from first: Version, onto second: Version,
+                        forks: [Value.ID: MapFork]) throws -> (changes: [Value.Change], trusted: Set<Value.Reference>) {
+        let changesById = Dictionary(changes.map { ($0.valueId, $0) }, uniquingKeysWith: { _, last in last })
+        var rebased: [Value.Change] = []
+        var trusted: Set<Value.Reference> = []
+        for valueId in Set(forks.keys).union(changesById.keys).sorted() {
+            let onFirst: Value.Reference?, onSecond: Value.Reference?
+            if let fork = forks[valueId] {
+                (onFirst, onSecond) = (fork.first, fork.second)
+            } else {
+                onFirst = try view.reference(of: valueId, at: first.id)
+                onSecond = onFirst
+            }
+            switch changesById[valueId] {
+            case .insert(let value)?, .update(let value)?:
+                // New data, stored by the merge itself: a change from either side.
+                rebased.append(onSecond == nil ? .insert(value) : .update(value))
+            case .remove?, .preserveRemoval?:
+                if onSecond != nil { rebased.append(.remove(valueId)) }
+            case .preserve(let reference)?:
+                if reference != onSecond {
+                    rebased.append(.preserve(reference))
+                    trusted.insert(reference)
+                }
+            case nil:
+                // Unchanged from the first branch, which may differ from the second.
+                guard onFirst != onSecond else { break }
+                if let onFirst {
+                    rebased.append(.preserve(onFirst))
+                    trusted.insert(onFirst)
+                } else {
+                    rebased.append(.remove(valueId))
+                }
+            }
+        }
+        return (rebased, trusted)
     }
 
     /// The map root and (if single) the version the forks are relative to. Several bases

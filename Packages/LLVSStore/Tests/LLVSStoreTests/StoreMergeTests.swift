@@ -27,7 +27,9 @@ import Testing
                                           removing: ["gone"])
         let arbiter = RecordingArbiter()
         let merged = try store.merge(version: left.id, with: right.id, resolvingWith: arbiter)
-        #expect(merged.predecessors == .init(idOfFirst: left.id, idOfSecond: right.id))
+        // The record lists the predecessors in canonical (byte) order, whichever was merged into.
+        let (lower, higher) = left.id < right.id ? (left.id, right.id) : (right.id, left.id)
+        #expect(merged.predecessors == .init(idOfFirst: lower, idOfSecond: higher))
         #expect(merged.timestamp == right.timestamp)
         #expect(try store.texts(at: merged.id) == ["shared": "R", "left": "L", "right": "R", "kept": "0"])
         let merge = try #require(arbiter.merges.first)
@@ -142,6 +144,34 @@ import Testing
         #expect(try one.texts(at: fromOne.id) == two.texts(at: fromTwo.id))
         // Shipping one replica's merge to the other is then a no-op.
         #expect(try !two.addVersion(fromOne, storing: try one.valueChanges(madeInVersionIdentifiedBy: fromOne.id)))
+    }
+
+    /// One identifier, one record: merge(a, b) and merge(b, a) write byte-identical
+    /// records (predecessors in canonical order) and ship identical changes, with changes
+    /// on either side, on both, removals and inserts. Before, each record kept its call
+    /// order and its changes started from the version merged into.
+    @Test(arguments: Backend.allCases)
+    func mergesInEitherOrderWriteIdenticalRecordsAndChanges(_ backend: Backend) throws {
+        let one = try TestStore(backend).store, two = try TestStore(backend).store
+        let base = Version(id: "base", timestamp: 1), left = Version(id: "left", predecessors: .init(idOfFirst: "base"), timestamp: 2)
+        let right = Version(id: "right", predecessors: .init(idOfFirst: "base"), timestamp: 3)
+        for store in [one, two] {
+            try store.addVersion(base, storing: ["a", "b", "c", "d", "e"].map { .insert(value($0, "0")) })
+            try store.addVersion(left, storing: [.update(value("a", "L")), .remove("b"), .insert(value("f", "L")), .update(value("e", "L"))])
+            try store.addVersion(right, storing: [.update(value("c", "R")), .remove("d"), .insert(value("g", "R")), .update(value("e", "R"))])
+        }
+        let arbiter = MostRecentChangeFavoringArbiter()
+        let fromOne = try one.merge(version: "left", with: "right", resolvingWith: arbiter)
+        let fromTwo = try two.merge(version: "right", with: "left", resolvingWith: arbiter)
+        #expect(fromOne.id == fromTwo.id)
+        let recordOne = try CanonicalJSON.encode(try #require(one.version(identifiedBy: fromOne.id)))
+        let recordTwo = try CanonicalJSON.encode(try #require(two.version(identifiedBy: fromTwo.id)))
+        #expect(recordOne == recordTwo, "\(String(decoding: recordOne, as: UTF8.self)) against \(String(decoding: recordTwo, as: UTF8.self))")
+        #expect(fromOne.predecessors == .init(idOfFirst: "left", idOfSecond: "right"))
+        #expect(fromTwo.predecessors == fromOne.predecessors)
+        #expect(try one.valueChanges(madeInVersionIdentifiedBy: fromOne.id) == two.valueChanges(madeInVersionIdentifiedBy: fromTwo.id))
+        #expect(try one.texts(at: fromOne.id) == ["a": "L", "c": "R", "e": "R", "f": "L", "g": "R"])
+        #expect(try two.texts(at: fromTwo.id) == one.texts(at: fromOne.id))
     }
 
     @Test func mergeMetadataIsPartOfTheMergeIdentity() throws {
