@@ -48,11 +48,13 @@ extension Store {
     /// Adds a version made elsewhere — by another store, received through an exchange — with
     /// the changes it made (``valueChanges(madeInVersionIdentifiedBy:)`` of the sender).
     /// Its identifier, timestamp and metadata are kept. Adding a version the store already
-    /// has changes nothing.
+    /// has with the same record changes nothing; a stored version is never replaced.
     ///
     /// - Returns: Whether the version was added (false if it was already present).
-    /// - Throws: ``StoreError/unknownPredecessor(_:of:)`` when a predecessor has not been
-    ///   added yet, or the errors of ``makeVersion(basedOn:storing:metadata:)``.
+    /// - Throws: ``StoreError/conflictingVersion(_:)`` when the store holds the identifier
+    ///   with other predecessors, timestamp or metadata;
+    ///   ``StoreError/unknownPredecessor(_:of:)`` when a predecessor has not been added yet,
+    ///   or the errors of ``makeVersion(basedOn:storing:metadata:)``.
     @discardableResult
     public func addVersion(_ version: Version, storing changes: [Value.Change]) throws -> Bool {
         try VersionWriter(store: self).write(version, changes: changes).added

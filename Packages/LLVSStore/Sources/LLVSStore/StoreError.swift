@@ -27,6 +27,10 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
     case unsupportedArbiterContext(String)
     /// The storage backend (named) cannot write or restore snapshots.
     case snapshotsUnsupported(storage: String)
+    /// The store already holds version `versionId` with another record (predecessors,
+    /// timestamp or metadata): a stored version is never replaced, and one identifier
+    /// has one record everywhere (DESIGN.md section 4).
+    case conflictingVersion(Version.ID)
     /// The storage backend failed.
     case storage(ZoneError)
     /// The map index failed.
@@ -53,6 +57,8 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
             return "The data of value \(reference.valueId) stored by version \(reference.storedVersionId) is missing."
         case .corruptVersionRecord(let reason):
             return "A version record is corrupt: \(reason)"
+        case .conflictingVersion(let id):
+            return "The store already holds version \(id) with another record (predecessors, timestamp or metadata); a stored version is never replaced."
         case .unsupportedArbiterContext(let type):
             return "The merge arbiter reads from \(type); the store provides Store and AnyMergeContext."
         case .snapshotsUnsupported(let storage):

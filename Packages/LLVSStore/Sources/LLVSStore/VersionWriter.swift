@@ -12,9 +12,14 @@ struct VersionWriter {
     /// Writes `version` with `changes`; returns the stored version (with its value data
     /// size) and whether it was added (false if a version with its identifier existed).
     /// `trusted` lists references the caller took from the predecessors' maps itself (a
-    /// merge's carried changes), which need no check.
+    /// merge's carried changes), which need no check. A version already stored with the
+    /// same record is not written again; with another record it is refused.
+    ///
+    /// - Throws: ``StoreError/conflictingVersion(_:)`` when the store holds the identifier
+    ///   with other predecessors, timestamp or metadata; the errors of the checks and the
+    ///   write.
     func write(_ version: Version, changes: [Value.Change], trusted: Set<Value.Reference> = []) throws(StoreError) -> (version: Version, added: Bool) {
-        if let existing = store.version(identifiedBy: version.id) { return (existing, false) }
+        if let existing = store.version(identifiedBy: version.id) { return (try Self.same(existing, as: version), false) }
         let mapChanges = try validate(changes, of: version, trusted: trusted)
         var stored = version
         stored.successors = Version.Successors()
@@ -43,7 +48,15 @@ struct VersionWriter {
             throw .conflictingChanges(valueId: valueId)
         }
         let added = try store.engine.commit(VersionRecord(version: stored, root: update.root), values: items, mapUpdate: update)
-        return (store.version(identifiedBy: version.id) ?? stored, added)
+        guard let existing = store.version(identifiedBy: version.id) else { return (stored, added) }
+        return (added ? existing : try Self.same(existing, as: version), added)
+    }
+
+    /// `existing`, if its record is `version`'s (another process may have written it).
+    private static func same(_ existing: Version, as version: Version) throws(StoreError) -> Version {
+        guard existing.predecessors == version.predecessors, existing.timestamp == version.timestamp,
+              existing.metadata == version.metadata else { throw .conflictingVersion(version.id) }
+        return existing
     }
 
     /// Checks predecessors and changes, returning the map changes they make. (An identifier

@@ -174,6 +174,31 @@ import Testing
         #expect(try two.texts(at: fromTwo.id) == one.texts(at: fromOne.id))
     }
 
+    /// `mergeHeads` over different head sets: one replica holds the heads !a, !b and !c and
+    /// merges !a with !b, then that merge with !c; another holds only the first merge and
+    /// !c, and merges those two in its own (sorted) order, !c first. Both write one record
+    /// for the final merge. Before, each kept its own call order.
+    @Test(arguments: Backend.allCases)
+    func mergeHeadsOverDifferentHeadSetsWritesOneRecord(_ backend: Backend) throws {
+        let one = try TestStore(backend).store, two = try TestStore(backend).store
+        let root = Version(id: "!root", timestamp: 1)
+        let heads = ["!a", "!b", "!c"].enumerated().map { Version(id: .init($0.element), predecessors: .init(idOfFirst: "!root"), timestamp: Double(2 + $0.offset)) }
+        for store in [one, two] {
+            try store.addVersion(root, storing: [.insert(value("shared", "0"))])
+            for head in heads { try store.addVersion(head, storing: [.insert(value(head.id.rawValue, "1")), .update(value("shared", head.id.rawValue))]) }
+        }
+        let arbiter = MostRecentChangeFavoringArbiter()
+        let final = try #require(try one.mergeHeads(into: "!a", resolvingWith: arbiter))
+        let intermediate = try #require([final.predecessors?.idOfFirst, final.predecessors?.idOfSecond].compactMap { $0 }.first { $0 != "!c" })
+        try two.addVersion(try #require(one.version(identifiedBy: intermediate)), storing: try one.valueChanges(madeInVersionIdentifiedBy: intermediate))
+        #expect(two.queryHistory { Set($0.headIdentifiers) } == [intermediate, "!c"])
+        let fromTwo = try #require(try two.mergeHeads(into: "!c", resolvingWith: arbiter))
+        #expect(fromTwo.id == final.id)
+        let records = try [one, two].map { try CanonicalJSON.encode(try #require($0.version(identifiedBy: final.id))) }
+        #expect(records[0] == records[1])
+        #expect(try one.valueChanges(madeInVersionIdentifiedBy: final.id) == two.valueChanges(madeInVersionIdentifiedBy: final.id))
+    }
+
     @Test func mergeMetadataIsPartOfTheMergeIdentity() throws {
         let store = try TestStore().store
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])

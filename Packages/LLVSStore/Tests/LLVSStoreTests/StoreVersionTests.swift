@@ -70,6 +70,28 @@ import Testing
         #expect(throws: StoreError.unknownVersion("nope")) { try store.valueChanges(madeInVersionIdentifiedBy: "nope") }
     }
 
+    /// A stored version is never replaced: the same record again is a no-op, another record
+    /// under its identifier (other predecessors, timestamp or metadata) a typed error that
+    /// leaves the stored one as it was. Before, any second copy was silently ignored.
+    @Test(arguments: Backend.allCases)
+    func anotherRecordUnderAStoredIdentifierIsRefused(_ backend: Backend) throws {
+        let store = try TestStore(backend).store
+        try store.addVersion(Version(id: "root", timestamp: 1), storing: [.insert(value("k", "0"))])
+        try store.addVersion(Version(id: "other", timestamp: 2), storing: [])
+        let version = Version(id: "v", predecessors: .init(idOfFirst: "root"), timestamp: 3, metadata: ["app": try .init("one")])
+        #expect(try store.addVersion(version, storing: [.update(value("k", "1"))]))
+        #expect(try !store.addVersion(version, storing: [.update(value("k", "1"))]))
+        var laterTimestamp = version, otherPredecessor = version, otherMetadata = version
+        laterTimestamp.timestamp = 4
+        otherPredecessor.predecessors = .init(idOfFirst: "other")
+        otherMetadata.metadata = ["app": try .init("two")]
+        for conflicting in [laterTimestamp, otherPredecessor, otherMetadata] {
+            #expect(throws: StoreError.conflictingVersion("v")) { try store.addVersion(conflicting, storing: [.update(value("k", "1"))]) }
+        }
+        #expect(store.version(identifiedBy: "v")?.timestamp == 3)
+        #expect(try store.texts(at: "v") == ["k": "1"])
+    }
+
     @Test func preservingAnOlderValueOfTheAncestryReverts() throws {
         let store = try TestStore().store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "old")])

@@ -19,7 +19,12 @@ import Testing
         ])
         let side = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("s", "3")], removing: ["b"])
         let merged = try store.merge(version: v2.id, with: side.id, resolvingWith: MostRecentBranchFavoringArbiter())
-        #expect(try store.valueChanges(madeInVersionIdentifiedBy: merged.id) == [.preserve(.init(valueId: "s", storedVersionId: side.id))])
+        // A merge's changes start from its first predecessor, the one whose identifier
+        // sorts first (SPEC.md section 9): what the other side brought is preserved.
+        let fromV2: Set<Value.Change> = [.preserve(.init(valueId: "s", storedVersionId: side.id))]
+        let fromSide: Set<Value.Change> = [.preserve(.init(valueId: "a", storedVersionId: v2.id)), .preserve(.init(valueId: "c", storedVersionId: v2.id))]
+        #expect(merged.predecessors?.idOfFirst == min(v2.id, side.id))
+        #expect(Set(try store.valueChanges(madeInVersionIdentifiedBy: merged.id)) == (v2.id < side.id ? fromV2 : fromSide))
     }
 
     @Test func changesMadeBetweenVersionsAreADiff() throws {
