@@ -190,7 +190,7 @@ let modules: [Module] = [
     Module(name: "llvs-store-worker", kind: .worker, package: "LLVSStore", local: ["LLVSStore", "LLVSSQLite"], external: []),
     Module(name: "LLVSStoreTests", kind: .test, package: "LLVSStore",
            local: ["LLVSStore", "LLVSStoreTesting", "LLVSCore", "LLVSMap", "LLVSTesting", "LLVSTestingGenerators", "LLVSSQLite"],
-           external: [propertyBased, grdb]),
+           external: [propertyBased, grdb], resources: [.copy("Vectors")]),
 
     // Packages/LLVSExchange
     Module(name: "LLVSExchange", kind: .library, package: "LLVSExchange",

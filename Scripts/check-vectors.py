@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""An independent implementation of SPEC.md section 6 (map placement, canonical shape and
-node hashes) in Python, run against the map vectors. It shows the format is specified
-precisely enough for a port: it shares no code with the Swift implementation.
+"""Independent implementations, in Python, of SPEC.md section 6 (map placement, canonical
+shape and node hashes) and of the merge identity of section 9 (which values it lists, in
+what order, and the identifier), run against the map and merge-identifier vectors. They
+show the formats are specified precisely enough for a port: they share no code with the
+Swift implementation.
 
 Usage: Scripts/check-vectors.py   (exit status 0 when every vector matches)
 """
+import base64
 import hashlib
 import json
 import pathlib
@@ -51,8 +54,57 @@ def build(entries, depth):
     return hashlib.sha256(body).digest(), len(entries), nodes
 
 
+def outcome(o):
+    """A value's outcome in a vector: absent, a storing version, or new data."""
+    if o.get("storedBy") is not None:
+        return ("stored", o["storedBy"])
+    if o.get("newData") is not None:
+        return ("new", base64.b64decode(o["newData"]))
+    return ("absent",)
+
+
+def merge_identifier(case):
+    """SPEC.md section 9, "Merge identity", from its words alone."""
+    utf8 = lambda s: s.encode("utf-8")
+    body = string("llvs-virtual-merge-1" if case["virtual"] else "llvs-merge-1")
+    body += varint(2) + b"".join(string(p) for p in sorted(case["predecessors"], key=utf8))
+    listed = [v for v in case["values"]
+              if not (outcome(v["merge"]) == outcome(v["first"]) == outcome(v["second"]))]
+    body += varint(len(listed))
+    for value in sorted(listed, key=lambda v: utf8(v["valueId"])):
+        body += string(value["valueId"])
+        kind = outcome(value["merge"])
+        if kind[0] == "absent":
+            body += b"\x00"
+        elif kind[0] == "stored":
+            body += b"\x01" + string(kind[1])
+        else:
+            body += b"\x02" + hashlib.sha256(kind[1]).digest()
+    metadata = sorted(case["metadata"], key=lambda e: utf8(e["key"]))
+    body += varint(len(metadata))
+    for entry in metadata:
+        data = base64.b64decode(entry["value"])
+        body += string(entry["key"]) + varint(len(data)) + data
+    digest = hashlib.sha256(body).digest()[:16].hex().upper()
+    identifier = "-".join(digest[a:b] for a, b in ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32)))
+    return ("virtual-" if case["virtual"] else "") + identifier
+
+
+def check_merge_identifiers(root):
+    path = root / "Packages/LLVSStore/Tests/LLVSStoreTests/Vectors/merge-ids.json"
+    vectors = json.loads(path.read_text(encoding="utf-8"))
+    failures = 0
+    for case in vectors["cases"]:
+        ok = merge_identifier(case) == case["identifier"]
+        failures += 0 if ok else 1
+        print(("ok   " if ok else "FAIL ") + "merge id: " + case["name"])
+    print(f"{len(vectors['cases']) - failures} of {len(vectors['cases'])} merge-identifier vectors match")
+    return failures
+
+
 def main():
     root = pathlib.Path(__file__).resolve().parent.parent
+    merge_failures = check_merge_identifiers(root)
     path = root / "Packages/LLVSMap/Tests/LLVSMapTests/Vectors/map-roots.json"
     vectors = json.loads(path.read_text(encoding="utf-8"))
     failures = 0
@@ -67,7 +119,7 @@ def main():
         failures += 0 if ok else 1
         print(("ok   " if ok else "FAIL ") + case["name"])
     print(f"{len(vectors['cases']) - failures} of {len(vectors['cases'])} map vectors match")
-    return 1 if failures else 0
+    return 1 if failures or merge_failures else 0
 
 
 if __name__ == "__main__":

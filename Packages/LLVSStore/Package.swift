@@ -65,7 +65,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            resources: [.copy("Vectors")]
         ),
     ]
 )

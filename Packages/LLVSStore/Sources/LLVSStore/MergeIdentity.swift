@@ -19,6 +19,13 @@ struct MergeIdentity {
         case newData(Data)
     }
 
+    /// Whether the identity lists a value: when the merge's outcome is not the one both
+    /// predecessors have (so a value the merge holds as one predecessor does, but not as
+    /// the other, is listed).
+    static func lists(_ merged: Outcome, first: Outcome, second: Outcome) -> Bool {
+        merged != first || merged != second
+    }
+
     /// The identifier: the first 16 bytes of the SHA-256 of the canonical description, in
     /// upper-case UUID form (`8-4-4-4-12` hex digits). `domain` separates real merges from
     /// the virtual ancestors of criss-cross merges.

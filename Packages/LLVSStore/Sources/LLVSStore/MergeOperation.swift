@@ -234,7 +234,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
             case .preserve(let reference)?: merged = .reference(reference.storedVersionId)
             case nil: merged = onFirst
             }
-            if merged != onFirst || merged != onSecond { outcomes[valueId] = merged }
+            if MergeIdentity.lists(merged, first: onFirst, second: onSecond) { outcomes[valueId] = merged }
         }
         let identifier = MergeIdentity.identifier(domain: virtual ? "llvs-virtual-merge-1" : "llvs-merge-1",
                                                   predecessors: (first.id, second.id), outcomes: outcomes, metadata: metadata)
