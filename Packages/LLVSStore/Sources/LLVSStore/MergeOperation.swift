@@ -9,8 +9,6 @@ typealias MergeAncestor = (root: NodeReference?, version: Version?)
 
 /// One merge, with the virtual versions it needs along the way.
 struct MergeOperation<Arbiter: MergeArbiter> {
-    typealias Ancestor = MergeAncestor
-
     let store: Store
     let arbiter: Arbiter
     /// What the arbiter reads: the store plus this merge's virtual versions.
@@ -32,7 +30,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
 
     /// Resolves a merge against `ancestor` and makes its version: written to the store, or —
     /// for a virtual ancestor — kept in the view's overlay.
-    private func resolve(_ first: Version, _ second: Version, bases: [Version.ID], ancestor: Ancestor, metadata: Version.Metadata,
+    private func resolve(_ first: Version, _ second: Version, bases: [Version.ID], ancestor: MergeAncestor, metadata: Version.Metadata,
                          virtual: Bool) throws -> Version {
         let (ancestorRoot, ancestor) = ancestor
         let firstRoot = try view.root(of: first.id), secondRoot = try view.root(of: second.id)
@@ -75,15 +73,12 @@ struct MergeOperation<Arbiter: MergeArbiter> {
             // (byte) order, whichever was merged into which, and its changes start from the
             // one listed first, so merge(a, b) and merge(b, a) write identical records and
             // ship identical changes (SPEC.md section 9).
-            if second.id < first.id {
-                let version = Version(id: identifier, predecessors: .init(idOfFirst: second.id, idOfSecond: first.id),
-                                      timestamp: timestamp, metadata: metadata)
-                let rebased = try rebase(changes, from: first, onto: second, forks: forks)
-                return try VersionWriter(store: store).write(version, changes: rebased.changes, trusted: rebased.trusted).version
-            }
-            let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
+            let swapped = second.id < first.id
+            let (listedFirst, listedSecond) = swapped ? (second, first) : (first, second)
+            let version = Version(id: identifier, predecessors: .init(idOfFirst: listedFirst.id, idOfSecond: listedSecond.id),
                                   timestamp: timestamp, metadata: metadata)
-            return try VersionWriter(store: store).write(version, changes: changes, trusted: carried).version
+            let written = swapped ? try rebase(changes, from: first, onto: second, forks: forks) : (changes: changes, trusted: carried)
+            return try VersionWriter(store: store).write(version, changes: written.changes, trusted: written.trusted).version
         }
         let version = Version(id: identifier, predecessors: .init(idOfFirst: first.id, idOfSecond: second.id),
                               timestamp: timestamp, metadata: metadata)
@@ -144,14 +139,14 @@ struct MergeOperation<Arbiter: MergeArbiter> {
     ///
     /// - Complexity: one virtual merge per pairwise step of each distinct set of bases
     ///   below `bases`, and one merge-base query per step.
-    private func commonAncestor(of bases: [Version.ID]) throws -> Ancestor {
+    private func commonAncestor(of bases: [Version.ID]) throws -> MergeAncestor {
         guard bases.count > 1 else { return try knownAncestor(of: bases) }
         let top = bases.sorted()
         if let made = virtualAncestors.made[top] { return made }
         // Post-order over the sets of bases: a set is merged once the sets its steps need
         // are. `top` stays at the bottom of the stack, so it is the last one merged.
         var pending = [top]
-        var made: Ancestor = (nil, nil)
+        var made: MergeAncestor = (nil, nil)
         while let set = pending.popLast() {
             guard virtualAncestors.made[set] == nil else { continue }
             let steps = try stepBases(of: set)
@@ -174,7 +169,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
 
     /// The ancestor of `bases` when it needs no new virtual merge: none, one stored
     /// version, or a set already merged.
-    private func knownAncestor(of bases: [Version.ID]) throws -> Ancestor {
+    private func knownAncestor(of bases: [Version.ID]) throws -> MergeAncestor {
         switch bases.count {
         case 0: return (nil, nil)
         case 1: return (try view.root(of: bases[0]), try view.required(bases[0]))
