@@ -64,7 +64,7 @@ final class SQLiteDatabase: Sendable {
         }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try openPool(path: path, configuration: configuration, busyTimeout: busyTimeout)
         } catch {
             throw describe(error, path: path, operation: "open")
         }
@@ -82,6 +82,23 @@ final class SQLiteDatabase: Sendable {
             throw describe(error, path: path, operation: "open")
         }
         return SQLiteDatabase(pool: pool, path: path)
+    }
+
+    /// Opens the connection pool, which switches the database to WAL mode. Switching needs
+    /// an exclusive lock, and SQLite answers `SQLITE_BUSY` at once, without waiting in the
+    /// busy handler, when another process or connection opening the same new database holds
+    /// a lock it would need (waiting could deadlock). Such an open is tried again after a
+    /// short random pause until `busyTimeout` has passed; any other error is thrown at once.
+    private static func openPool(path: String, configuration: Configuration, busyTimeout: TimeInterval) throws -> DatabasePool {
+        let deadline = Date().addingTimeInterval(max(0, busyTimeout))
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                guard Date() < deadline else { throw error }
+                Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.02))
+            }
+        }
     }
 
     /// Applies the migrations. Processes opening a new database at the same moment race:
