@@ -153,7 +153,7 @@ let modules: [Module] = [
            resources: [.copy("Vectors")]),
 
     // Packages/LLVSTesting (beside the layers: the test targets of every package use it)
-    Module(name: "LLVSTesting", kind: .testSupport, package: "LLVSTesting", local: ["LLVSCore", "LLVSZones"], external: []),
+    Module(name: "LLVSTesting", kind: .testSupport, package: "LLVSTesting", local: ["LLVSCore", "LLVSZones"], external: [crypto]),
     Module(name: "LLVSTestingGenerators", kind: .testSupport, package: "LLVSTesting", local: ["LLVSTesting", "LLVSCore"],
            external: [generatorsPropertyBased]),
     Module(name: "LLVSTestingTests", kind: .test, package: "LLVSTesting", local: ["LLVSTesting", "LLVSTestingGenerators", "LLVSCore", "LLVSZones"],

@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(path: "../LLVSCore"),
         .package(path: "../LLVSZones"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -23,6 +24,7 @@ let package = Package(
             dependencies: [
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // swift-property-based generators of random histories (this target links

@@ -6,11 +6,11 @@ import LLVSTestingGenerators
 import PropertyBased
 import Testing
 
-/// The seven properties of DESIGN.md section 5 over random multi-replica histories, on the
+/// The eight properties of DESIGN.md section 5 over random multi-replica histories, on the
 /// memory, file and SQLite backends. Each history is played once and every property is
 /// checked on it; a violation names its property.
 ///
-/// Histories per backend, each checked for all seven properties: 2,000 on the memory
+/// Histories per backend, each checked for all eight properties: 2,000 on the memory
 /// backend, 300 on the file backend and 100 on SQLite, whose cases cost far more in system
 /// calls (`LLVS_PROPERTY_CASES`, `LLVS_FILE_PROPERTY_CASES` and `LLVS_SQLITE_PROPERTY_CASES`
 /// override them). A failure prints the shrunk history, its JSON (save it under

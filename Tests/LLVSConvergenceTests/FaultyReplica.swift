@@ -23,6 +23,13 @@ final class FaultyReplica: FuzzReplica {
         case diffsOmitRemovals
         /// Reopening loses the newest version.
         case reopeningLosesVersions
+        /// A merge's record lists its predecessors in call order and its changes start
+        /// from the version merged into, as before one identifier had one record: merge(a,
+        /// b) and merge(b, a) make one identifier with two records.
+        case mergeRecordsInCallOrder
+        /// Merges carry the replica's own metadata (a coordinator's default metadata, as
+        /// before merges carried none), so replicas never settle on one head.
+        case mergesCarryReplicaMetadata
 
         /// The property whose check must catch the fault.
         var property: ConvergenceProperty {
@@ -34,16 +41,32 @@ final class FaultyReplica: FuzzReplica {
             case .valueChangesDropTheLast: return .replayRebuilds
             case .diffsOmitRemovals: return .diffsConsistent
             case .reopeningLosesVersions: return .reopenIdentical
+            case .mergeRecordsInCallOrder: return .oneIdOneRecord
+            case .mergesCarryReplicaMetadata: return .convergence
             }
         }
     }
 
     let base: ExchangeReplica
     let fault: Fault
+    /// The metadata this replica's merges carry under ``Fault/mergesCarryReplicaMetadata``.
+    let ownMetadata: Version.Metadata = [Version.MetadataKey(rawValue: "device"): Version.MetadataValue(data: Data(UUID().uuidString.utf8))]
+    /// Under ``Fault/mergeRecordsInCallOrder``, the merges this replica made with the
+    /// later identifier first, by identifier: the call's order.
+    var callOrder: [Version.ID: (first: Version.ID, second: Version.ID)] = [:]
 
     init(_ base: ExchangeReplica, fault: Fault) {
         self.base = base
         self.fault = fault
+    }
+
+    func versions(addedAfter count: Int) throws -> [Version] {
+        try base.versions(addedAfter: count).map { version in
+            guard let order = callOrder[version.id] else { return version }
+            var reordered = version
+            reordered.predecessors = .init(idOfFirst: order.first, idOfSecond: order.second)
+            return reordered
+        }
     }
 
     func versionsInTopologicalOrder() throws -> [Version] {
@@ -76,16 +99,28 @@ final class FaultyReplica: FuzzReplica {
             guard isAncestor else { fallthrough }
             let version = try base.base.store.makeVersion(basedOn: .init(idOfFirst: first, idOfSecond: second), storing: [])
             return version.id
+        case .mergesCarryReplicaMetadata:
+            return try base.base.merge(first, with: second, rule: rule, metadata: ownMetadata)
+        case .mergeRecordsInCallOrder where second < first:
+            let countBefore = base.base.store.queryHistory { $0.count }
+            let merged = try base.merge(first, with: second, rule: rule)
+            if base.base.store.queryHistory({ $0.count }) > countBefore { callOrder[merged] = (first, second) }
+            return merged
         default:
             return try base.merge(first, with: second, rule: rule)
         }
     }
 
     func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID? {
-        fault == .mergeHeadsDoesNothing ? nil : try base.mergeHeads(into: version, rule: rule)
+        switch fault {
+        case .mergeHeadsDoesNothing: return nil
+        case .mergesCarryReplicaMetadata: return try base.base.mergeHeads(into: version, rule: rule, metadata: ownMetadata)
+        default: return try base.mergeHeads(into: version, rule: rule)
+        }
     }
 
     func valueChanges(madeIn version: Version.ID) throws -> [Value.Change] {
+        if let order = callOrder[version] { return try base.valueChanges(between: order.first, and: version) }
         let changes = try base.valueChanges(madeIn: version)
         return fault == .valueChangesDropTheLast ? Array(changes.dropLast()) : changes
     }

@@ -5,7 +5,7 @@ import LLVSTesting
 import Testing
 
 /// Every failing history the harness has found, as `llvs-fuzz` wrote it: each must now
-/// satisfy all seven properties on every backend.
+/// satisfy all eight properties on every backend.
 @Suite struct RegressionTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Regressions")
 

@@ -25,7 +25,7 @@ struct FuzzRunner: Sendable {
 
     let backends: [StoreReplica.Backend]
     let properties: Set<ConvergenceProperty>
-    let maximumOperations: Int
+    let shape: FuzzShape
     let outputDirectory: URL
 
     /// The seed of case `index` of the run seeded `runSeed`.
@@ -37,7 +37,7 @@ struct FuzzRunner: Sendable {
     /// The history of the case seeded `seed`.
     func history(seed: UInt64) -> FuzzHistory {
         var generator = SplitMix64(seed: seed)
-        return .random(operationCount: 1...maximumOperations, using: &generator)
+        return .random(shape: shape, using: &generator)
     }
 
     /// Runs cases until the budget is spent or a case fails; returns true if none failed.

@@ -12,9 +12,15 @@ struct LLVSFuzz: AsyncParsableCommand {
         commandName: "llvs-fuzz",
         abstract: "Checks the convergence properties over random histories on every backend.",
         discussion: """
-            Every case is a random history (up to \(RawOperation.maximumReplicas) replicas, writes, branches, \
-            hand-made and arbiter merges, criss-cross merges, unrelated roots, partial exchanges) played on each \
-            backend and checked against the reference model. Cases derive from the run seed, which is printed \
+            Every case is a random history (by default up to \(RawOperation.maximumReplicas) replicas and \
+            \(RawOperation.keyCount) keys: writes with per-replica metadata and equal data under different \
+            references, branches, hand-made merges, merges in either argument order with order-dependent and \
+            data-writing arbiters, merges of heads over different head sets, criss-cross ladders and braids, \
+            unrelated roots, partial exchanges) played on each backend and checked against the reference model, \
+            which computes merge identifiers from SPEC.md's formula and virtual ancestors by brute force. \
+            --replicas, --keys, --maximum-operations, --rungs and --shapes change the shape; --deep sets the shape \
+            of long runs (8 replicas, 24 keys, 60 operations, ladders and braids up to 200 rungs in a fifth of the \
+            operations). Cases derive from the run seed, which is printed \
             first; a failing case prints its own seed (replay with --case-seed) and its shrunk history is written \
             to the output directory as JSON, the form regression tests load (--replay runs such a file).
             Build in release: swift run -c release llvs-fuzz --seconds 60
@@ -38,11 +44,26 @@ struct LLVSFuzz: AsyncParsableCommand {
     @Option(help: "memory, file, or all.")
     var backend: String = "all"
 
-    @Option(help: "Check only this property (1-7 or a name such as 2-convergence). Repeatable.")
+    @Option(help: "Check only this property (1-8 or a name such as 2-convergence). Repeatable.")
     var property: [String] = []
 
-    @Option(help: "The most operations a history has.")
-    var maximumOperations: Int = 30
+    @Flag(help: "Deep histories for long runs (the defaults of the shape options below become 8, 24, 60, 200 and 20).")
+    var deep = false
+
+    @Option(help: "The most operations a history has (default 30).")
+    var maximumOperations: Int?
+
+    @Option(help: "The most replicas a history has, 1-64 (default \(RawOperation.maximumReplicas)).")
+    var replicas: Int?
+
+    @Option(help: "The number of keys histories write, 1-10000 (default \(RawOperation.keyCount)).")
+    var keys: Int?
+
+    @Option(help: "The most rungs of a ladder and levels of a braid, 1-100000 (default \(RawOperation.maximumRungs)).")
+    var rungs: Int?
+
+    @Option(help: "How often a ladder or a braid is drawn, in percent of operations, 0-100 (default 11).")
+    var shapes: Int?
 
     @Option(help: "Worker threads (default: one per core).")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -53,7 +74,11 @@ struct LLVSFuzz: AsyncParsableCommand {
     func validate() throws {
         _ = try backends()
         _ = try properties()
-        guard maximumOperations >= 1 else { throw ValidationError("--maximum-operations must be at least 1.") }
+        if let maximumOperations, !(1...100_000).contains(maximumOperations) { throw ValidationError("--maximum-operations must be 1-100000.") }
+        if let replicas, !(1...64).contains(replicas) { throw ValidationError("--replicas must be 1-64.") }
+        if let keys, !(1...10_000).contains(keys) { throw ValidationError("--keys must be 1-10000.") }
+        if let rungs, !(1...100_000).contains(rungs) { throw ValidationError("--rungs must be 1-100000.") }
+        if let shapes, !(0...100).contains(shapes) { throw ValidationError("--shapes must be 0-100.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
         if let cases, cases < 1 { throw ValidationError("--cases must be at least 1.") }
     }
@@ -66,19 +91,28 @@ struct LLVSFuzz: AsyncParsableCommand {
         return [one]
     }
 
+    /// The shape of the histories: --deep or the defaults, then each option given.
+    func shape() -> FuzzShape {
+        let base = deep ? FuzzShape.deep : FuzzShape()
+        return FuzzShape(maximumReplicas: replicas ?? base.maximumReplicas, keyCount: keys ?? base.keyCount,
+                         maximumOperations: maximumOperations ?? base.maximumOperations, maximumRungs: rungs ?? base.maximumRungs,
+                         shapePercent: shapes ?? base.shapePercent)
+    }
+
     func properties() throws -> Set<ConvergenceProperty> {
         guard !property.isEmpty else { return Set(ConvergenceProperty.allCases) }
         return Set(try property.map { name in
             guard let match = ConvergenceProperty(name: name) else {
-                throw ValidationError("Unknown property '\(name)': use 1-7 or \(ConvergenceProperty.allCases.map(\.name).joined(separator: ", ")).")
+                throw ValidationError("Unknown property '\(name)': use 1-8 or \(ConvergenceProperty.allCases.map(\.name).joined(separator: ", ")).")
             }
             return match
         })
     }
 
     func run() async throws {
+        let shape = shape()
         let runner = FuzzRunner(backends: try backends(), properties: try properties(),
-                                maximumOperations: maximumOperations, outputDirectory: URL(fileURLWithPath: output))
+                                shape: shape, outputDirectory: URL(fileURLWithPath: output))
         if let replay {
             let failure = try FuzzFailure(contentsOf: URL(fileURLWithPath: replay))
             say("Replaying \(replay) (case seed \(failure.caseSeed)):\n\(failure.history)")
@@ -90,7 +124,7 @@ struct LLVSFuzz: AsyncParsableCommand {
             return
         }
         let runSeed = seed ?? UInt64.random(in: 0...UInt64.max)
-        say("llvs-fuzz run seed \(runSeed) (replay the run with --seed \(runSeed)); backends: \(try backends().map(\.rawValue).joined(separator: ", ")); properties: \(try properties().map(\.rawValue).sorted().map(String.init).joined(separator: ", "))")
+        say("llvs-fuzz run seed \(runSeed) (replay the run with --seed \(runSeed)); backends: \(try backends().map(\.rawValue).joined(separator: ", ")); properties: \(try properties().map(\.rawValue).sorted().map(String.init).joined(separator: ", ")); shape: up to \(shape.maximumReplicas) replicas, \(shape.keyCount) keys, \(shape.maximumOperations) operations, ladders and braids of up to \(shape.maximumRungs) rungs in \(shape.shapePercent)% of operations")
         let budget = FuzzRunner.Budget(seconds: seconds ?? (cases == nil ? 60 : nil), cases: cases)
         guard await runner.run(seed: runSeed, budget: budget, jobs: jobs) else { throw ExitCode(1) }
     }

@@ -39,6 +39,7 @@ public final class ExchangeReplica: FuzzReplica {
     }
 
     public func versionsInTopologicalOrder() throws -> [Version] { try base.versionsInTopologicalOrder() }
+    public func versions(addedAfter count: Int) throws -> [Version] { try base.versions(addedAfter: count) }
     public func headIdentifiers() throws -> Set<Version.ID> { try base.headIdentifiers() }
     public func mergeBases(of first: Version.ID, and second: Version.ID) throws -> [Version.ID] { try base.mergeBases(of: first, and: second) }
     public func values(at version: Version.ID) throws -> [Value.ID: ReferenceModel.StoredValue] { try base.values(at: version) }

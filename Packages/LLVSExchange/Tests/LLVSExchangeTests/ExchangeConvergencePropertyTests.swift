@@ -8,7 +8,7 @@ import Testing
 
 /// The convergence properties of DESIGN.md section 5 with every exchange of the random
 /// histories going through the real exchange path (``ExchangeReplica``): each history is
-/// played once and all seven properties are checked on it, 200 histories through memory
+/// played once and all eight properties are checked on it, 200 histories through memory
 /// exchanges and 40 through shared directories on the file backend. The umbrella's
 /// convergence suite runs them with many more histories. `LLVS_PROPERTY_CASES` lowers the
 /// counts.

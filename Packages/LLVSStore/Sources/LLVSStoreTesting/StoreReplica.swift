@@ -58,6 +58,12 @@ public final class StoreReplica: FuzzReplica {
         store.queryHistory { Array($0) }
     }
 
+    public func versions(addedAfter count: Int) throws -> [Version] {
+        store.queryHistory { history in
+            history.versionIdentifiers(addedAt: count..<Int.max).compactMap { history.version(identifiedBy: $0) }
+        }
+    }
+
     public func headIdentifiers() throws -> Set<Version.ID> {
         store.queryHistory { $0.headIdentifiers }
     }
@@ -90,17 +96,28 @@ public final class StoreReplica: FuzzReplica {
     }
 
     public func merge(_ first: Version.ID, with second: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID {
-        switch rule {
-        case .mostRecentChange: return try store.merge(version: first, with: second, resolvingWith: MostRecentChangeFavoringArbiter()).id
-        case .mostRecentBranch: return try store.merge(version: first, with: second, resolvingWith: MostRecentBranchFavoringArbiter()).id
-        }
+        try merge(first, with: second, rule: rule, metadata: [:])
+    }
+
+    /// Merges with the arbiter of `rule`, giving the merge `metadata` (the harness's
+    /// replicas pass none; a faulty replica passes its own).
+    ///
+    /// - Throws: The store's merge errors.
+    public func merge(_ first: Version.ID, with second: Version.ID, rule: ReferenceModel.ArbiterRule,
+                      metadata: Version.Metadata) throws -> Version.ID {
+        try store.merge(version: first, with: second, resolvingWith: rule.arbiter, metadata: metadata).id
     }
 
     public func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID? {
-        switch rule {
-        case .mostRecentChange: return try store.mergeHeads(into: version, resolvingWith: MostRecentChangeFavoringArbiter())?.id
-        case .mostRecentBranch: return try store.mergeHeads(into: version, resolvingWith: MostRecentBranchFavoringArbiter())?.id
-        }
+        try mergeHeads(into: version, rule: rule, metadata: [:])
+    }
+
+    /// Merges every head into `version` with the arbiter of `rule`, giving each merge
+    /// `metadata`.
+    ///
+    /// - Throws: The store's merge errors.
+    public func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule, metadata: Version.Metadata) throws -> Version.ID? {
+        try store.mergeHeads(into: version, resolvingWith: rule.arbiter, metadata: metadata)?.id
     }
 
     public func valueChanges(madeIn version: Version.ID) throws -> [Value.Change] {
@@ -139,6 +156,38 @@ public enum StoreReplicaError: Error, CustomStringConvertible {
         switch self {
         case .missingData(let reference):
             return "no data stored for \(reference.valueId) at \(reference.storedVersionId), which a version's map lists"
+        }
+    }
+}
+
+extension ReferenceModel.ArbiterRule {
+    /// The arbiter whose rule this is.
+    public var arbiter: any MergeArbiter {
+        switch self {
+        case .mostRecentChange: return MostRecentChangeFavoringArbiter()
+        case .mostRecentBranch: return MostRecentBranchFavoringArbiter()
+        case .favorFirst: return BranchFavoringArbiter(favoring: .first)
+        case .favorSecond: return BranchFavoringArbiter(favoring: .second)
+        case .concatenate: return ConcatenatingArbiter()
+        }
+    }
+}
+
+/// An arbiter that writes new data: every conflict gets both sides' data joined by
+/// ``ReferenceModel/concatenation(_:_:)``, stored by the merge (an arbiter such as a
+/// CRDT's join, which writes a value neither side held).
+public struct ConcatenatingArbiter: MergeArbiter, Sendable {
+    /// Creates the arbiter.
+    public init() {}
+
+    /// A new value for every conflicting fork.
+    ///
+    /// - Throws: What the context throws reading a side's value.
+    public func changes(toResolve merge: Merge, in store: AnyMergeContext) throws -> [Value.Change] {
+        try merge.conflictingForks.map { valueId, _ in
+            let first = try store.value(valueId, at: merge.versions.first.id)?.data
+            let second = try store.value(valueId, at: merge.versions.second.id)?.data
+            return .update(Value(id: valueId, data: ReferenceModel.concatenation(first, second)))
         }
     }
 }

@@ -22,7 +22,7 @@ public enum FuzzGen {
     /// `replicas`) and `operations` operations of every kind.
     public static func histories(replicas: ClosedRange<Int> = 1...RawOperation.maximumReplicas,
                                  operations: ClosedRange<Int> = 1...30) -> Generator<FuzzHistory, some SendableSequenceType> {
-        zip(Gen.int(in: replicas), Gen.int(in: 0...1), rawOperation.array(of: operations)).map { replicas, rule, raw in
+        zip(Gen.int(in: replicas), Gen.int(in: 0...(ReferenceModel.ArbiterRule.allCases.count - 1)), rawOperation.array(of: operations)).map { replicas, rule, raw in
             FuzzHistory(replicaCount: replicas, finalRuleSeed: rule, raw: raw)
         }
     }

@@ -57,7 +57,7 @@ import Testing
                 kinds.insert(String(String(describing: operation).split(separator: " ")[1]))
             }
         }
-        #expect(kinds.isSuperset(of: ["write", "hand-made", "merge", "receives"]), "\(kinds)")
+        #expect(kinds.isSuperset(of: ["write", "hand-made", "merge", "receives", "ladder", "braid"]), "\(kinds)")
     }
 
     /// A failure that needs a removal of k3 followed later by an exchange: the shrinker
@@ -88,6 +88,7 @@ import Testing
     @Test func propertiesAreFoundByNumberOrName() {
         #expect(ConvergenceProperty(name: "2") == .convergence)
         #expect(ConvergenceProperty(name: "6-diffs-consistent") == .diffsConsistent)
-        #expect(ConvergenceProperty(name: "8") == nil)
+        #expect(ConvergenceProperty(name: "8-one-id-one-record") == .oneIdOneRecord)
+        #expect(ConvergenceProperty(name: "9") == nil)
     }
 }

@@ -18,6 +18,9 @@ public enum ConvergenceProperty: Int, Codable, CaseIterable, Hashable, Sendable,
     case diffsConsistent
     /// 7. Reopening a store from its storage gives the same history and values.
     case reopenIdentical
+    /// 8. One id, one record: every replica that holds a version holds the same record
+    ///    (predecessors, timestamp, data size, metadata) and ships the same changes for it.
+    case oneIdOneRecord
 
     /// A short name, such as `3-fast-forward`, used on the command line and in file names.
     public var name: String {
@@ -29,6 +32,7 @@ public enum ConvergenceProperty: Int, Codable, CaseIterable, Hashable, Sendable,
         case .replayRebuilds: return "5-replay-rebuilds"
         case .diffsConsistent: return "6-diffs-consistent"
         case .reopenIdentical: return "7-reopen-identical"
+        case .oneIdOneRecord: return "8-one-id-one-record"
         }
     }
 

@@ -30,6 +30,12 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     /// Per replica, the versions it holds in the order it got them (what picks index).
     var held: [[Version.ID]]
     var heldSets: [Set<Version.ID>]
+    /// Per replica, how many versions it has listed so far (what ``FuzzReplica/versions(addedAfter:)`` skips).
+    var listedCounts: [Int]
+    /// Per replica, the versions it holds that no other version it holds builds on.
+    var heads: [Set<Version.ID>]
+    /// Per version, the record first seen and the replica that listed it (property 8).
+    var records: [Version.ID: (record: LoggedRecord, replica: Int)] = [:]
     /// The step being played, or nil during the final checks.
     var step: Int?
 
@@ -68,6 +74,8 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         self.replicas = try (0..<history.replicaCount).map { _ in try makeReplica() }
         self.held = Array(repeating: [], count: history.replicaCount)
         self.heldSets = Array(repeating: [], count: history.replicaCount)
+        self.listedCounts = Array(repeating: 0, count: history.replicaCount)
+        self.heads = Array(repeating: [], count: history.replicaCount)
     }
 
     /// Plays every operation, checking properties 1, 3 and 5 as it goes.
@@ -86,12 +94,16 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         case let .write(replica, base, time, edits):
             let r = replicaIndex(replica)
             let predecessors = base.flatMap { pick(r, $0) }.map { [$0] } ?? []
-            try write(on: r, predecessors: predecessors, time: time, edits: edits, step: step)
+            try write(on: r, id: Version.ID("s\(step)r\(r)"), predecessors: predecessors, time: time, edits: edits)
         case let .handMerge(replica, first, second, time, edits):
             let r = replicaIndex(replica)
             let a = pick(r, first), b = pick(r, second)
             let predecessors = [a, a == b ? nil : b].compactMap { $0 }
-            try write(on: r, predecessors: predecessors, time: time, edits: edits, step: step)
+            try write(on: r, id: Version.ID("s\(step)r\(r)"), predecessors: predecessors, time: time, edits: edits)
+        case let .ladder(replica, rungs, key):
+            try writeLadder(on: replicaIndex(replica), rungs: max(0, rungs), key: key, step: step)
+        case let .braid(replica, levels, key):
+            try writeBraid(on: replicaIndex(replica), levels: max(0, levels), key: key, step: step)
         case let .merge(replica, first, second, rule):
             let r = replicaIndex(replica)
             guard let a = pick(r, first), let b = pick(r, second) else { return }
@@ -109,17 +121,59 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
 
     // MARK: Operations
 
-    mutating func write(on r: Int, predecessors: [Version.ID], time: Int, edits: [KeyEdit], step: Int) throws {
-        let id = Version.ID("s\(step)r\(r)")
+    /// The metadata of every version a replica writes (as an app's default metadata, such
+    /// as a device name): it differs per replica, and no merge may carry it.
+    static func writeMetadata(of r: Int) -> Version.Metadata {
+        [Version.MetadataKey(rawValue: "device"): Version.MetadataValue(data: Data("replica \(r)".utf8))]
+    }
+
+    mutating func write(on r: Int, id: Version.ID, predecessors: [Version.ID], time: Int, edits: [KeyEdit]) throws {
         var latest: [Value.ID: Data?] = [:]
         for edit in edits { latest[edit.valueId] = .some(edit.data(in: id)) }
         let changes: [Value.Change] = latest.sorted { $0.key < $1.key }.map { valueId, data in
             data.map { .update(Value(id: valueId, data: $0)) } ?? .remove(valueId)
         }
         let predecessorsValue = predecessors.first.map { Version.Predecessors(idOfFirst: $0, idOfSecond: predecessors.count > 1 ? predecessors[1] : nil) }
-        try replicas[r].add(Version(id: id, predecessors: predecessorsValue, timestamp: Double(time)), changes: changes)
+        try replicas[r].add(Version(id: id, predecessors: predecessorsValue, timestamp: Double(time), metadata: Self.writeMetadata(of: r)),
+                            changes: changes)
         model.addVersion(id: id, predecessors: predecessors, timestamp: Double(time), changes: latest)
         try absorbNewVersions(of: r)
+    }
+
+    /// A ladder of `rungs` rungs on replica `r`, from its newest version (see ``FuzzOperation/ladder(replica:rungs:key:)``).
+    mutating func writeLadder(on r: Int, rungs: Int, key: Int, step: Int) throws {
+        let base = held[r].last.map { [$0] } ?? []
+        var a = Version.ID("s\(step)r\(r)a0"), b = Version.ID("s\(step)r\(r)b0")
+        try write(on: r, id: a, predecessors: base, time: step, edits: [KeyEdit(key: key, action: 1)])
+        try write(on: r, id: b, predecessors: base, time: step, edits: [KeyEdit(key: key, action: 2)])
+        for rung in 0..<rungs {
+            let nextA = Version.ID("s\(step)r\(r)a\(rung + 1)"), nextB = Version.ID("s\(step)r\(r)b\(rung + 1)")
+            try write(on: r, id: nextA, predecessors: [a, b], time: step, edits: [KeyEdit(key: key, action: 1)])
+            try write(on: r, id: nextB, predecessors: [b, a], time: step, edits: [KeyEdit(key: key, action: 2)])
+            (a, b) = (nextA, nextB)
+        }
+    }
+
+    /// A braid of `levels` levels on replica `r`, from its newest version (see ``FuzzOperation/braid(replica:levels:key:)``).
+    mutating func writeBraid(on r: Int, levels: Int, key: Int, step: Int) throws {
+        let base = held[r].last.map { [$0] } ?? []
+        var strands: [Version.ID] = []
+        for strand in 0..<3 {
+            let id = Version.ID("s\(step)r\(r)t\(strand)l0")
+            try write(on: r, id: id, predecessors: base, time: step, edits: [KeyEdit(key: key + strand, action: 1)])
+            strands.append(id)
+        }
+        for level in 1...max(1, levels) where levels > 0 {
+            var next: [Version.ID] = []
+            for strand in 0..<3 {
+                let pair = Version.ID("s\(step)r\(r)t\(strand)l\(level)p"), top = Version.ID("s\(step)r\(r)t\(strand)l\(level)")
+                try write(on: r, id: pair, predecessors: [strands[strand], strands[(strand + 1) % 3]], time: step, edits: [])
+                try write(on: r, id: top, predecessors: [pair, strands[(strand + 2) % 3]], time: step,
+                          edits: [KeyEdit(key: key + strand, action: 1 + level % 2)])
+                next.append(top)
+            }
+            strands = next
+        }
     }
 
     mutating func merge(on r: Int, _ first: Version.ID, _ second: Version.ID, rule: ReferenceModel.ArbiterRule) throws {
@@ -136,23 +190,74 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         }
         expect(.mergesMatchModel, added.count <= 1 && held[r].count <= countBefore + 1,
                "merging \(first) with \(second) wrote \(added.count) versions")
-        try checkMerge(result, of: first, and: second, rule: rule, on: r, timestamp: added.first { $0.id == result }?.timestamp)
+        try checkMerge(result, of: first, and: second, rule: rule, on: r)
     }
 
-    /// Merges heads, checking every merge version it writes against the model.
+    /// Merges heads, checking the result against the model's own chain: the replica's
+    /// heads and the target, less those that are ancestors of another, in byte order of
+    /// their identifiers, merged left to right (SPEC.md section 9, "Merging heads").
     mutating func mergeHeads(on r: Int, into target: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID? {
+        let members = heads[r].union([target])
+        let ancestry = Dictionary(uniqueKeysWithValues: members.map { ($0, model.ancestors(of: $0)) })
+        let candidates = members.filter { id in !members.contains { other in other != id && ancestry[other]?.contains(id) == true } }.sorted()
         let result = try replicas[r].mergeHeads(into: target, rule: rule)
-        for version in try absorbNewVersions(of: r) {
-            let predecessors = version.predecessorIds
-            guard predecessors.count == 2 else {
-                record(.mergesMatchModel, "merging heads wrote \(version.id) with \(predecessors.count) predecessor(s)")
-                continue
-            }
-            try checkMerge(version.id, of: predecessors[0], and: predecessors[1], rule: rule, on: r, timestamp: version.timestamp)
+        let added = try absorbNewVersions(of: r)
+        var merged = candidates.first ?? target
+        var chain: [Version.ID] = []
+        for next in candidates.dropFirst() {
+            let first = merged
+            guard let expected = model.merge(first: first, second: next, rule: rule) else { break }
+            if model.versions[expected.id] == nil { model.add(expected) }
+            chain.append(expected.id)
+            merged = expected.id
+            checkMergeVersion(expected, of: first, and: next, rule: rule, on: r)
         }
-        let heads = try replicas[r].headIdentifiers()
-        expect(.convergence, heads.count == 1, "after merging heads into \(target), replica \(r) has heads \(heads.sorted())")
+        let expectedResult: Version.ID? = merged == target ? nil : merged
+        expect(.mergesMatchModel, result == expectedResult,
+               "merging heads into \(target) on replica \(r) (\(rule)) gave \(result.map(\.rawValue) ?? "nothing"); merging \(candidates) in byte order gives \(expectedResult.map(\.rawValue) ?? "nothing")")
+        let unexpected = Set(added.map(\.id)).subtracting(chain)
+        expect(.mergesMatchModel, unexpected.isEmpty, "merging heads into \(target) on replica \(r) wrote \(unexpected.sorted()), which the model's chain does not make")
+        let headsAfter = heads[r]
+        expect(.convergence, headsAfter.count == 1, "after merging heads into \(target), replica \(r) has heads \(headsAfter.sorted())")
         return result
+    }
+
+    /// Checks the merge `result` of `first` and `second` (in this argument order) against
+    /// the model's: its identifier by SPEC's formula, its record and its values; then
+    /// records it in the model (under the replica's identifier, should they differ).
+    mutating func checkMerge(_ result: Version.ID, of first: Version.ID, and second: Version.ID,
+                             rule: ReferenceModel.ArbiterRule, on r: Int) throws {
+        guard var expected = model.merge(first: first, second: second, rule: rule) else {
+            record(.mergesMatchModel, "the model does not know \(first) or \(second)")
+            return
+        }
+        if result != expected.id {
+            record(.mergesMatchModel, "merging \(first) with \(second) (\(rule)) on replica \(r) made \(result); SPEC's merge identity gives \(expected.id)")
+            expected = expected.renamed(to: result)
+        }
+        if model.versions[result] == nil { model.add(expected) }
+        checkMergeVersion(expected, of: first, and: second, rule: rule, on: r)
+    }
+
+    /// Checks that replica `r` holds the model's merge `expected` with its record and values.
+    mutating func checkMergeVersion(_ expected: ReferenceModel.ModelVersion, of first: Version.ID, and second: Version.ID,
+                                    rule: ReferenceModel.ArbiterRule, on r: Int) {
+        guard properties.contains(.mergesMatchModel) else { return }
+        guard heldSets[r].contains(expected.id) else {
+            record(.mergesMatchModel, "replica \(r) lacks \(expected.id), the model's merge of \(first) with \(second) (\(rule))")
+            return
+        }
+        if let logged = records[expected.id]?.record {
+            expect(.mergesMatchModel, logged.predecessors == expected.predecessors && logged.timestamp == expected.timestamp && logged.metadata.isEmpty,
+                   "merge \(expected.id) has predecessors \(logged.predecessors), timestamp \(logged.timestamp) and \(logged.metadata.count) metadata entries; expected \(expected.predecessors) (byte order), \(expected.timestamp) and none")
+        }
+        do {
+            let actual = try replicas[r].values(at: expected.id)
+            expect(.mergesMatchModel, actual == expected.values,
+                   "merge \(expected.id) of \(first) with \(second) (\(rule)): \(ValueDifference(expected: expected.values, actual: actual))")
+        } catch {
+            record(.mergesMatchModel, "reading merge \(expected.id) on replica \(r) threw \(error)")
+        }
     }
 
     mutating func exchange(from sender: Int, to receiver: Int, upTo version: Version.ID?) async throws {
@@ -201,16 +306,38 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         held[r].isEmpty ? nil : held[r][Int(number.magnitude % UInt(held[r].count))]
     }
 
-    /// Records the versions replica `r` gained since the last call; returns them oldest
-    /// first.
+    /// Records the versions replica `r` gained since the last call, in the order it got
+    /// them, and checks property 8 on each; returns them.
     @discardableResult
     mutating func absorbNewVersions(of r: Int) throws -> [Version] {
-        let new = try replicas[r].versionsInTopologicalOrder().filter { !heldSets[r].contains($0.id) }.reversed()
-        for version in new {
+        let listed = try replicas[r].versions(addedAfter: listedCounts[r])
+        listedCounts[r] += listed.count
+        var new: [Version] = []
+        for version in listed {
+            guard heldSets[r].insert(version.id).inserted else {
+                record(.historyInvariants, "replica \(r) lists \(version.id) twice")
+                continue
+            }
             held[r].append(version.id)
-            heldSets[r].insert(version.id)
+            heads[r].subtract(version.predecessorIds)
+            heads[r].insert(version.id)
+            new.append(version)
+            try checkRecord(of: version, on: r)
         }
-        return Array(new)
+        return new
+    }
+
+    /// Property 8: the record and shipped changes of `version` on replica `r` are those of
+    /// the first replica that listed it.
+    mutating func checkRecord(of version: Version, on r: Int) throws {
+        let changes = properties.contains(.oneIdOneRecord) ? try replicas[r].valueChanges(madeIn: version.id) : []
+        let logged = LoggedRecord(version, changes: changes)
+        guard let first = records[version.id] else {
+            records[version.id] = (logged, r)
+            return
+        }
+        expect(.oneIdOneRecord, first.record == logged,
+               "\(version.id) on replica \(r) is \(logged); replica \(first.replica) holds \(first.record)")
     }
 
     mutating func expect(_ property: ConvergenceProperty, _ condition: Bool, _ message: @autoclosure () -> String) {
@@ -220,5 +347,27 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     mutating func record(_ property: ConvergenceProperty, _ message: String) {
         guard properties.contains(property) else { return }
         violations.append(PropertyViolation(property, step: step, message))
+    }
+}
+
+/// What property 8 compares between replicas: a version's record (without its successors,
+/// which depend on what else a replica holds) and the changes it ships.
+struct LoggedRecord: Equatable, CustomStringConvertible {
+    var predecessors: [Version.ID]
+    var timestamp: Double
+    var valueDataSize: Int64?
+    var metadata: Version.Metadata
+    var changes: [Value.Change]
+
+    init(_ version: Version, changes: [Value.Change]) {
+        predecessors = version.predecessorIds
+        timestamp = version.timestamp
+        valueDataSize = version.valueDataSize
+        metadata = version.metadata
+        self.changes = changes
+    }
+
+    var description: String {
+        "a record with predecessors \(predecessors), timestamp \(timestamp), data size \(valueDataSize.map(String.init) ?? "none"), metadata keys \(metadata.keys.map(\.rawValue).sorted()) and \(changes.count) shipped changes \(changes)"
     }
 }

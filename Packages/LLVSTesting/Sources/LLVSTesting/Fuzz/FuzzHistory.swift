@@ -96,6 +96,19 @@ public enum FuzzOperation: Codable, Hashable, Sendable {
     /// Replica `to` receives the versions of replica `from` that it lacks: all of them, or
     /// only the picked version of `from` and its ancestors.
     case exchange(from: Int, to: Int, upTo: Int?)
+
+    /// A criss-cross ladder written on `replica` (as it arrives from peers that each
+    /// merged the other's last merge with an order-dependent arbiter): two strands from
+    /// the replica's newest version, then `rungs` rungs whose two versions each have both
+    /// versions of the rung below as predecessors, in opposite orders, and each write key
+    /// `key` — so merging the top two needs one virtual ancestor per rung.
+    case ladder(replica: Int, rungs: Int, key: Int)
+
+    /// A braid written on `replica`: three strands from its newest version; at each of
+    /// `levels` levels every strand merges all three strands of the level below (a
+    /// two-predecessor version, then another) and writes its own key, from `key` on — so
+    /// the top versions have three merge bases at every level.
+    case braid(replica: Int, levels: Int, key: Int)
 }
 
 /// A change to one key of the fuzz key space.
@@ -103,8 +116,9 @@ public struct KeyEdit: Codable, Hashable, Sendable {
     /// The key's number; its value identifier is `k<key>`.
     public var key: Int
 
-    /// 0 removes the value; any other number writes new data naming the key, the action
-    /// and the version (so no two versions ever write equal data).
+    /// 0 removes the value; 3 writes data that names only the key (so versions write
+    /// equal data under different references); any other number writes new data naming
+    /// the key, the action and the version.
     public var action: Int
 
     /// Creates an edit.
@@ -118,7 +132,11 @@ public struct KeyEdit: Codable, Hashable, Sendable {
 
     /// The data the edit writes in `version`, or nil for a removal.
     public func data(in version: Version.ID) -> Data? {
-        action == 0 ? nil : Data("k\(key).\(action)@\(version.rawValue)".utf8)
+        switch action {
+        case 0: return nil
+        case 3: return Data("k\(key).same".utf8)
+        default: return Data("k\(key).\(action)@\(version.rawValue)".utf8)
+        }
     }
 }
 
@@ -150,6 +168,10 @@ extension FuzzOperation: CustomStringConvertible {
             return "r\(replica) merge heads into #\(into) (\(rule.rawValue))"
         case let .exchange(from, to, upTo):
             return "r\(to) receives from r\(from) \(upTo.map { "up to #\($0)" } ?? "everything")"
+        case let .ladder(replica, rungs, key):
+            return "r\(replica) ladder of \(rungs) rungs on k\(key)"
+        case let .braid(replica, levels, key):
+            return "r\(replica) braid of \(levels) levels from k\(key)"
         }
     }
 }

@@ -12,6 +12,11 @@ public protocol FuzzReplica: AnyObject {
     /// before each of its predecessors).
     func versionsInTopologicalOrder() throws -> [Version]
 
+    /// The versions added after the first `count` the replica got, in the order it got
+    /// them (each after its predecessors). The harness asks for what is new after every
+    /// operation, so this must cost what it returns, not what the replica holds.
+    func versions(addedAfter count: Int) throws -> [Version]
+
     /// The identifiers of the versions without successors.
     func headIdentifiers() throws -> Set<Version.ID>
 

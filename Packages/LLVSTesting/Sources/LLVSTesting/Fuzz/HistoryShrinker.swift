@@ -94,6 +94,12 @@ public struct HistoryShrinker {
         case let .exchange(from, to, upTo):
             if upTo != nil { result.append(.exchange(from: from, to: to, upTo: nil)) }
             result += (upTo.map(lower) ?? []).map { .exchange(from: from, to: to, upTo: $0) }
+        case let .ladder(replica, rungs, key):
+            result += lower(rungs).map { .ladder(replica: replica, rungs: $0, key: key) }
+            result += lower(key).map { .ladder(replica: replica, rungs: rungs, key: $0) }
+        case let .braid(replica, levels, key):
+            result += lower(levels).map { .braid(replica: replica, levels: $0, key: key) }
+            result += lower(key).map { .braid(replica: replica, levels: levels, key: $0) }
         }
         return result
     }
