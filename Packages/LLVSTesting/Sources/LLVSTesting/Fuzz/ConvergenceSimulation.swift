@@ -163,7 +163,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
             try write(on: r, id: id, predecessors: base, time: step, edits: [KeyEdit(key: key + strand, action: 1)])
             strands.append(id)
         }
-        for level in 1...max(1, levels) where levels > 0 {
+        for level in stride(from: 1, through: levels, by: 1) {
             var next: [Version.ID] = []
             for strand in 0..<3 {
                 let pair = Version.ID("s\(step)r\(r)t\(strand)l\(level)p"), top = Version.ID("s\(step)r\(r)t\(strand)l\(level)")
