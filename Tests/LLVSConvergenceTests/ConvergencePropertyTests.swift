@@ -28,9 +28,8 @@ import Testing
     @Test(arguments: StoreReplica.Backend.allCases)
     func everyPropertyHoldsOnRandomHistories(backend: StoreReplica.Backend) async {
         await propertyCheck(count: Self.cases(on: backend), input: FuzzGen.histories()) { history in
-            let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases)) {
-                try ExchangeReplica(backend: backend)
-            }
+            let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases),
+                                                                   makeReplica: ExchangeReplica.factory(backend: backend))
             for violation in violations {
                 Issue.record("\(violation)\nHistory as JSON:\n\(history.jsonString)")
             }

@@ -135,6 +135,20 @@ final class FaultyReplica: FuzzReplica {
         try await base.receive(from: sender.base, upTo: version)
     }
 
+    func receive(concurrentlyFrom senders: [FaultyReplica]) async throws {
+        try await base.receive(concurrentlyFrom: senders.map(\.base))
+    }
+
+    func receive(outOfOrderFrom sender: FaultyReplica) async throws {
+        try await base.receive(outOfOrderFrom: sender.base)
+    }
+
+    func offerConflictingCopy(of version: Version.ID) async throws -> Bool? {
+        try await base.offerConflictingCopy(of: version)
+    }
+
+    var arbiterCallCount: Int? { base.arbiterCallCount }
+
     func reopened() throws -> FaultyReplica {
         guard fault == .reopeningLosesVersions else { return FaultyReplica(try base.reopened(), fault: fault) }
         let copy = try base.makeEmptyReplica()

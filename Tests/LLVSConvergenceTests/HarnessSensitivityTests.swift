@@ -14,8 +14,9 @@ import Testing
         for seed in UInt64(0)..<300 {
             var generator = SplitMix64(seed: seed)
             let history = FuzzHistory.random(using: &generator)
+            let makeReplica = ExchangeReplica.factory(backend: .memory)
             let violation = await ConvergenceSimulation.firstFailure(of: history, properties: [property]) {
-                FaultyReplica(try ExchangeReplica(backend: .memory), fault: fault)
+                FaultyReplica(try makeReplica(), fault: fault)
             }
             if let violation { return (seed, violation) }
         }

@@ -18,7 +18,7 @@ import Testing
     func historyFoundByTheFuzzerPasses(file: URL) async throws {
         let failure = try FuzzFailure(contentsOf: file)
         for backend in StoreReplica.Backend.allCases {
-            let violations = try await ConvergenceSimulation.check(failure.history) { try ExchangeReplica(backend: backend) }
+            let violations = try await ConvergenceSimulation.check(failure.history, makeReplica: ExchangeReplica.factory(backend: backend))
             #expect(violations.isEmpty, "\(file.lastPathComponent) on \(backend): \(violations)")
         }
     }

@@ -120,9 +120,8 @@ struct FuzzRunner: Sendable {
 
     func firstFailure(of history: FuzzHistory, on backend: StoreReplica.Backend,
                       properties: Set<ConvergenceProperty>? = nil) async -> PropertyViolation? {
-        await ConvergenceSimulation.firstFailure(of: history, properties: properties ?? self.properties) {
-            try ExchangeReplica(backend: backend)
-        }
+        await ConvergenceSimulation.firstFailure(of: history, properties: properties ?? self.properties,
+                                                makeReplica: ExchangeReplica.factory(backend: backend))
     }
 
     /// Prints a failure, shrinks its history for the same property and backend, and

@@ -65,6 +65,14 @@ public struct Version: Identifiable, Hashable, Codable, Sendable {
         return try? value.value(Branch.self)
     }
 
+    /// True when `other` has this version's record: the same identifier, predecessors,
+    /// timestamp, value data size and metadata. Successors, which depend on what else a
+    /// store holds, are not compared; `==` compares identifiers alone.
+    public func hasSameRecord(as other: Version) -> Bool {
+        id == other.id && predecessors == other.predecessors && timestamp == other.timestamp
+            && valueDataSize == other.valueDataSize && metadata == other.metadata
+    }
+
     /// Versions are identified by their identifier alone.
     public static func == (lhs: Version, rhs: Version) -> Bool {
         lhs.id == rhs.id

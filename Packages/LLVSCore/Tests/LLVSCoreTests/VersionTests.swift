@@ -26,6 +26,27 @@ import LLVSCore
         #expect(a != Version(id: "W", timestamp: 1))
     }
 
+    @Test func recordsAreComparedFieldByFieldBesideSuccessors() {
+        let record = Version(id: "V", predecessors: .init(idOfFirst: "A"), timestamp: 1, valueDataSize: 4,
+                             metadata: [.init(rawValue: "device"): .init(data: Data("a".utf8))])
+        var withSuccessors = record
+        withSuccessors.successors.ids = ["W"]
+        #expect(record.hasSameRecord(as: withSuccessors))
+        var others: [Version] = []
+        for change in 0..<5 {
+            var other = record
+            switch change {
+            case 0: other.predecessors = .init(idOfFirst: "B")
+            case 1: other.timestamp = 2
+            case 2: other.valueDataSize = nil
+            case 3: other.metadata = [:]
+            default: other = Version(id: "W", predecessors: record.predecessors, timestamp: 1, valueDataSize: 4, metadata: record.metadata)
+            }
+            others.append(other)
+        }
+        for other in others { #expect(!record.hasSameRecord(as: other), "\(other)") }
+    }
+
     @Test func codableFormOmitsSuccessorsAndEmptyMetadata() throws {
         var version = Version(id: "V2", predecessors: .init(idOfFirst: "V1"), timestamp: 10, valueDataSize: 3)
         version.successors.ids = ["V3"]

@@ -99,10 +99,19 @@ public final class MemoryExchange: Exchange {
         }
     }
 
-    /// Adds the versions to the space (ignoring ones it has) and notifies the listeners of
-    /// every other exchange on the space.
+    /// Adds the versions to the space and notifies the listeners of every other exchange on
+    /// the space. A version the space holds already is never replaced: the same record and
+    /// changes again are a no-op, other content an error.
+    ///
+    /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` when the space holds a
+    ///   version with another record or other changes (nothing of the batch is added then).
     public func send(versionChanges: [VersionChanges]) async throws {
-        let listeners = space.contents.withLock { contents in
+        let listeners = try space.contents.withLock { contents in
+            for (version, changes) in versionChanges {
+                if let held = contents.versions[version.id], !held.hasSameRecord(as: version) || contents.changes[version.id] != changes {
+                    throw ExchangeError.conflictingVersion(version.id, location: "memory exchange space \(space.identifier)")
+                }
+            }
             for (version, changes) in versionChanges where contents.versions[version.id] == nil {
                 var record = version
                 record.successors = .init()

@@ -16,9 +16,8 @@ import Testing
     static func check(backend: StoreReplica.Backend, count: Int) async {
         let count = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
         await propertyCheck(count: count, input: FuzzGen.histories()) { history in
-            let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases)) {
-                try ExchangeReplica(backend: backend)
-            }
+            let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases),
+                                                                   makeReplica: ExchangeReplica.factory(backend: backend))
             for violation in violations {
                 Issue.record("\(violation)\nHistory as JSON (a regression test can load it):\n\(history.jsonString)")
             }

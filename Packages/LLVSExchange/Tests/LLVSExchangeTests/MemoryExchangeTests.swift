@@ -26,6 +26,37 @@ import Testing
         #expect(try await exchangeB.send().isEmpty, "b knows the space holds everything it has")
     }
 
+    /// As in a shared directory, a version the space holds is never replaced: another
+    /// record or other changes under its identifier are refused with a typed error, and
+    /// nothing of that batch is added. Before, the space ignored them silently.
+    @Test func aVersionTheSpaceHoldsIsNeverReplaced() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try memoryStore()
+        let version = try a.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "x", data: Data("1".utf8))])
+        let exchange = MemoryExchange(space: space, store: a)
+        try await exchange.send()
+        let changes = try a.valueChanges(madeInVersionIdentifiedBy: version.id)
+        try await exchange.send(versionChanges: [(version, changes)])
+        var later = version
+        later.timestamp += 1
+        let newcomer = Version(id: "newcomer", predecessors: .init(idOfFirst: version.id), timestamp: 5)
+        for (record, recordChanges) in [(later, changes), (version, [Value.Change.update(Value(idString: "x", data: Data("2".utf8)))])] {
+            let error = await #expect(throws: ExchangeError.self) {
+                try await exchange.send(versionChanges: [(newcomer, []), (record, recordChanges)])
+            }
+            guard case .conflictingVersion(let id, _)? = error else {
+                Issue.record("expected conflictingVersion, got \(String(describing: error))")
+                continue
+            }
+            #expect(id == version.id)
+        }
+        #expect(space.versionCount == 1, "nothing of a refused batch is added")
+        let (_, b) = try memoryStore()
+        try await MemoryExchange(space: space, store: b).retrieve()
+        #expect(b.version(identifiedBy: version.id)?.timestamp == version.timestamp)
+        #expect(try b.value(idString: "x", at: version.id)?.data == Data("1".utf8))
+    }
+
     @Test func listenersHearOfVersionsTheirStoreLacks() async throws {
         let space = MemoryExchangeSpace()
         let (_, a) = try memoryStore(), (_, b) = try memoryStore()

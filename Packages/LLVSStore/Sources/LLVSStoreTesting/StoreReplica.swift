@@ -39,6 +39,8 @@ public final class StoreReplica: FuzzReplica {
     /// The store's directory, removed when the last replica opened on it is released.
     public let directory: TemporaryDirectory
     let storage: any Storage
+    /// How many times this replica's merges have called their arbiter.
+    public private(set) var arbiterCalls = 0
 
     /// A new, empty replica.
     ///
@@ -105,7 +107,7 @@ public final class StoreReplica: FuzzReplica {
     /// - Throws: The store's merge errors.
     public func merge(_ first: Version.ID, with second: Version.ID, rule: ReferenceModel.ArbiterRule,
                       metadata: Version.Metadata) throws -> Version.ID {
-        try store.merge(version: first, with: second, resolvingWith: rule.arbiter, metadata: metadata).id
+        try store.merge(version: first, with: second, resolvingWith: counting(rule.arbiter), metadata: metadata).id
     }
 
     public func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule) throws -> Version.ID? {
@@ -117,7 +119,15 @@ public final class StoreReplica: FuzzReplica {
     ///
     /// - Throws: The store's merge errors.
     public func mergeHeads(into version: Version.ID, rule: ReferenceModel.ArbiterRule, metadata: Version.Metadata) throws -> Version.ID? {
-        try store.mergeHeads(into: version, resolvingWith: rule.arbiter, metadata: metadata)?.id
+        try store.mergeHeads(into: version, resolvingWith: counting(rule.arbiter), metadata: metadata)?.id
+    }
+
+    /// The arbiter calls so far (the harness bounds them per merge).
+    public var arbiterCallCount: Int? { arbiterCalls }
+
+    /// `arbiter`, counting its calls in ``arbiterCalls``.
+    private func counting<Arbiter: MergeArbiter>(_ arbiter: Arbiter) -> any MergeArbiter {
+        CountingArbiter(base: arbiter) { [unowned self] in arbiterCalls += 1 }
     }
 
     public func valueChanges(madeIn version: Version.ID) throws -> [Value.Change] {
@@ -189,5 +199,17 @@ public struct ConcatenatingArbiter: MergeArbiter, Sendable {
             let second = try store.value(valueId, at: merge.versions.second.id)?.data
             return .update(Value(id: valueId, data: ReferenceModel.concatenation(first, second)))
         }
+    }
+}
+
+/// An arbiter that reports each call before passing it on.
+struct CountingArbiter<Base: MergeArbiter>: MergeArbiter {
+    typealias Context = Base.Context
+    let base: Base
+    let called: () -> Void
+
+    func changes(toResolve merge: Merge, in store: Base.Context) throws -> [Value.Change] {
+        called()
+        return try base.changes(toResolve: merge, in: store)
     }
 }

@@ -152,6 +152,27 @@ public struct ReferenceModel: Sendable {
         return merged
     }
 
+    /// The most times a merge of `first` and `second` may call its arbiter when each
+    /// virtual ancestor is made once per set of bases (DESIGN.md section 4, bounded
+    /// merges): once for the merge, and once per pairwise step of every distinct set of two
+    /// or more bases met below it — the bases of `first` and `second`, then those of each
+    /// step of merging a set in identifier order (of its first members and the next one).
+    ///
+    /// - Complexity: one brute-force merge-base computation per step.
+    public func arbiterCallBound(first: Version.ID, second: Version.ID) -> Int {
+        var seen: Set<[Version.ID]> = []
+        var pending = [bestCommonAncestors(of: [first], and: [second])]
+        var calls = 1
+        while let bases = pending.popLast() {
+            guard bases.count > 1, seen.insert(bases).inserted else { continue }
+            calls += bases.count - 1
+            for index in 1..<bases.count {
+                pending.append(bestCommonAncestors(of: Array(bases[..<index]), and: [bases[index]]))
+            }
+        }
+        return calls
+    }
+
     /// The values of the virtual ancestor of `bases` (none: empty; one: its values),
     /// memoized per set of bases for the duration of one merge.
     private func ancestorValues(for bases: [Version.ID], rule: ArbiterRule,

@@ -116,6 +116,23 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
             let sender = replicaIndex(from), receiver = replicaIndex(to)
             guard sender != receiver, !held[sender].isEmpty else { return }
             try await exchange(from: sender, to: receiver, upTo: upTo.flatMap { pick(sender, $0) })
+        case let .concurrentExchange(from, and, to):
+            let senders = Set([replicaIndex(from), replicaIndex(and)]).sorted(), receiver = replicaIndex(to)
+            guard senders.contains(where: { !held[$0].isEmpty }) else { return }
+            let expected = senders.reduce(into: Set<Version.ID>()) { $0.formUnion(heldSets[$1]) }
+            try await replicas[receiver].receive(concurrentlyFrom: senders.map { replicas[$0] })
+            try checkReceived(by: receiver, expected: expected, from: "replicas \(senders) sending at once")
+        case let .outOfOrderExchange(from, to):
+            let sender = replicaIndex(from), receiver = replicaIndex(to)
+            guard sender != receiver, !held[sender].isEmpty else { return }
+            try await replicas[receiver].receive(outOfOrderFrom: replicas[sender])
+            try checkReceived(by: receiver, expected: heldSets[sender], from: "replica \(sender), newest first")
+        case let .conflictingCopy(replica, version):
+            let r = replicaIndex(replica)
+            guard let target = pick(r, version) else { return }
+            let refused = try await replicas[r].offerConflictingCopy(of: target)
+            expect(.oneIdOneRecord, refused != false,
+                   "the shared channel took a copy of \(target) with another timestamp from replica \(r) after logging \(target)")
         }
     }
 
@@ -178,7 +195,10 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
 
     mutating func merge(on r: Int, _ first: Version.ID, _ second: Version.ID, rule: ReferenceModel.ArbiterRule) throws {
         let countBefore = held[r].count
+        let callsBefore = replicas[r].arbiterCallCount
         let result = try replicas[r].merge(first, with: second, rule: rule)
+        checkArbiterCalls(on: r, since: callsBefore, bound: { $0.arbiterCallBound(first: first, second: second) },
+                          "merging \(first) with \(second)")
         let added = try absorbNewVersions(of: r)
         let fastForward: Version.ID? = first == second ? first
             : model.isAncestorOrSelf(first, of: second) ? second
@@ -200,18 +220,22 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         let members = heads[r].union([target])
         let ancestry = Dictionary(uniqueKeysWithValues: members.map { ($0, model.ancestors(of: $0)) })
         let candidates = members.filter { id in !members.contains { other in other != id && ancestry[other]?.contains(id) == true } }.sorted()
+        let callsBefore = replicas[r].arbiterCallCount
         let result = try replicas[r].mergeHeads(into: target, rule: rule)
         let added = try absorbNewVersions(of: r)
         var merged = candidates.first ?? target
         var chain: [Version.ID] = []
+        var callBound = 0
         for next in candidates.dropFirst() {
             let first = merged
+            callBound += model.arbiterCallBound(first: first, second: next)
             guard let expected = model.merge(first: first, second: next, rule: rule) else { break }
             if model.versions[expected.id] == nil { model.add(expected) }
             chain.append(expected.id)
             merged = expected.id
             checkMergeVersion(expected, of: first, and: next, rule: rule, on: r)
         }
+        checkArbiterCalls(on: r, since: callsBefore, bound: { _ in callBound }, "merging heads into \(target)")
         let expectedResult: Version.ID? = merged == target ? nil : merged
         expect(.mergesMatchModel, result == expectedResult,
                "merging heads into \(target) on replica \(r) (\(rule)) gave \(result.map(\.rawValue) ?? "nothing"); merging \(candidates) in byte order gives \(expectedResult.map(\.rawValue) ?? "nothing")")
@@ -220,6 +244,18 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         let headsAfter = heads[r]
         expect(.convergence, headsAfter.count == 1, "after merging heads into \(target), replica \(r) has heads \(headsAfter.sorted())")
         return result
+    }
+
+    /// Bounded merges (DESIGN.md section 4): the arbiter calls replica `r` made since
+    /// `before` are at most the model's `bound` — one per merge written and one per
+    /// pairwise step of each distinct set of bases below it (a store that made a virtual
+    /// ancestor again for every path to it would call the arbiter exponentially often in a
+    /// braid's depth).
+    mutating func checkArbiterCalls(on r: Int, since before: Int?, bound: (ReferenceModel) -> Int, _ what: @autoclosure () -> String) {
+        guard properties.contains(.mergesMatchModel), let before, let after = replicas[r].arbiterCallCount else { return }
+        let limit = bound(model)
+        expect(.mergesMatchModel, after - before <= limit,
+               "\(what()) on replica \(r) called the arbiter \(after - before) times; one call per merge and per pairwise step of each distinct set of bases below it makes at most \(limit)")
     }
 
     /// Checks the merge `result` of `first` and `second` (in this argument order) against
@@ -261,12 +297,18 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     }
 
     mutating func exchange(from sender: Int, to receiver: Int, upTo version: Version.ID?) async throws {
-        try await replicas[receiver].receive(from: replicas[sender], upTo: version)
         let expected = version.map { model.ancestors(of: $0) } ?? heldSets[sender]
+        try await replicas[receiver].receive(from: replicas[sender], upTo: version)
+        try checkReceived(by: receiver, expected: expected, from: "replica \(sender)")
+    }
+
+    /// Checks that `receiver`, after an exchange, holds every version of `expected`, and
+    /// the model's values at each version it got.
+    mutating func checkReceived(by receiver: Int, expected: Set<Version.ID>, from source: String) throws {
         let missing = expected.subtracting(heldSets[receiver])
         let received = try absorbNewVersions(of: receiver)
         expect(.replayRebuilds, missing.subtracting(received.map(\.id)).isEmpty,
-               "replica \(receiver) did not receive \(missing.subtracting(received.map(\.id)).sorted()) from replica \(sender)")
+               "replica \(receiver) did not receive \(missing.subtracting(received.map(\.id)).sorted()) from \(source)")
         guard properties.contains(.replayRebuilds) else { return }
         for version in received {
             let actual = try replicas[receiver].values(at: version.id)

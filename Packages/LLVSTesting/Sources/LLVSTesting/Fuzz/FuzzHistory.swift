@@ -97,6 +97,23 @@ public enum FuzzOperation: Codable, Hashable, Sendable {
     /// only the picked version of `from` and its ancestors.
     case exchange(from: Int, to: Int, upTo: Int?)
 
+    /// Replicas `from` and `and` send everything they hold at the same time into the one
+    /// channel every replica shares (one directory, one space), then replica `to` receives
+    /// everything that channel holds.
+    case concurrentExchange(from: Int, and: Int, to: Int)
+
+    /// Replica `from` offers replica `to` the versions `to` lacks newest first, one at a
+    /// time through the shared channel, and `to` retrieves after each offer: merges arrive
+    /// before their predecessors (as through a synced folder that delivers files in any
+    /// order), and the last retrieve must complete the transfer.
+    case outOfOrderExchange(from: Int, to: Int)
+
+    /// Replica `replica` sends everything to the shared channel, then offers it a copy of
+    /// the picked version with another timestamp (as an outdated client or a faulty port
+    /// would): the channel must refuse it, since what is written for a logged version is
+    /// immutable (DESIGN.md section 4).
+    case conflictingCopy(replica: Int, version: Int)
+
     /// A criss-cross ladder written on `replica` (as it arrives from peers that each
     /// merged the other's last merge with an order-dependent arbiter): two strands from
     /// the replica's newest version, then `rungs` rungs whose two versions each have both
@@ -172,6 +189,12 @@ extension FuzzOperation: CustomStringConvertible {
             return "r\(replica) ladder of \(rungs) rungs on k\(key)"
         case let .braid(replica, levels, key):
             return "r\(replica) braid of \(levels) levels from k\(key)"
+        case let .concurrentExchange(from, and, to):
+            return "r\(to) receives from r\(from) and r\(and) sending at once"
+        case let .outOfOrderExchange(from, to):
+            return "r\(to) receives from r\(from) newest first"
+        case let .conflictingCopy(replica, version):
+            return "r\(replica) offers an altered copy of #\(version)"
         }
     }
 }

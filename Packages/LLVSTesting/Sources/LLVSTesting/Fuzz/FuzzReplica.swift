@@ -48,9 +48,45 @@ public protocol FuzzReplica: AnyObject {
     /// `version` and its ancestors — through the replica's exchange path.
     func receive(from sender: Self, upTo version: Version.ID?) async throws
 
+    /// Receives everything the channel that all replicas share holds after `senders` sent
+    /// everything they hold into it at the same time.
+    func receive(concurrentlyFrom senders: [Self]) async throws
+
+    /// Receives the versions of `sender` this replica lacks, offered one at a time newest
+    /// first (a merge before its predecessors), retrieving after each offer; the last
+    /// retrieve completes the transfer.
+    func receive(outOfOrderFrom sender: Self) async throws
+
+    /// Sends everything to the shared channel, then offers it a copy of `version` with a
+    /// later timestamp. Returns true when the channel refused the copy with its typed
+    /// conflict error, false when it took it, and nil when the replica has no channel.
+    func offerConflictingCopy(of version: Version.ID) async throws -> Bool?
+
+    /// How many times this replica's merges have called their arbiter so far (virtual
+    /// ancestors included), or nil when it does not count them.
+    var arbiterCallCount: Int? { get }
+
     /// The same replica opened again from its storage, as after an app restart.
     func reopened() throws -> Self
 
     /// A new, empty replica of the same kind (same backend).
     func makeEmptyReplica() throws -> Self
+}
+
+extension FuzzReplica {
+    /// Receives from each sender in turn (a replica without a shared channel).
+    public func receive(concurrentlyFrom senders: [Self]) async throws {
+        for sender in senders where sender !== self { try await receive(from: sender, upTo: nil) }
+    }
+
+    /// Receives everything from `sender` (a replica without a shared channel).
+    public func receive(outOfOrderFrom sender: Self) async throws {
+        try await receive(from: sender, upTo: nil)
+    }
+
+    /// Nil: no channel.
+    public func offerConflictingCopy(of version: Version.ID) async throws -> Bool? { nil }
+
+    /// Nil: not counted.
+    public var arbiterCallCount: Int? { nil }
 }

@@ -100,6 +100,13 @@ public struct HistoryShrinker {
         case let .braid(replica, levels, key):
             result += lower(levels).map { .braid(replica: replica, levels: $0, key: key) }
             result += lower(key).map { .braid(replica: replica, levels: levels, key: $0) }
+        case let .concurrentExchange(from, and, to):
+            result.append(.exchange(from: from, to: to, upTo: nil))
+            result.append(.exchange(from: and, to: to, upTo: nil))
+        case let .outOfOrderExchange(from, to):
+            result.append(.exchange(from: from, to: to, upTo: nil))
+        case let .conflictingCopy(replica, version):
+            result += lower(version).map { .conflictingCopy(replica: replica, version: $0) }
         }
         return result
     }

@@ -7,14 +7,16 @@
 public struct RawOperation: Sendable {
     /// Which operation, 0 ... ``kinds``-1: writes (0–5, 0–4 on an earlier version, 5 a
     /// new root), hand-made merges (6–7), merges (8–10), a merge of heads (11),
-    /// exchanges (12–14), a criss-cross ladder (15) and a braid (16).
+    /// exchanges (12–14), a criss-cross ladder (15), a braid (16), an exchange from two
+    /// concurrent senders (17), an out-of-order exchange (18) and a conflicting copy
+    /// offered to the shared channel (19).
     public var kind: Int
     /// The replica (taken modulo the replica count); for an exchange, the receiver.
     public var replica: Int
     /// The first pick; for an exchange, the sender; for a ladder or braid, its size.
     public var first: Int
     /// The second pick; for an exchange, 0 sends everything and more sends up to a pick;
-    /// for a ladder or braid, its first key.
+    /// for a concurrent exchange, the second sender; for a ladder or braid, its first key.
     public var second: Int
     /// How far the version's timestamp lags its step, 0 ... 3: equal timestamps are
     /// frequent, so the arbiters' tie-breaks are exercised.
@@ -23,7 +25,12 @@ public struct RawOperation: Sendable {
     public var edits: [(key: Int, action: Int)]
 
     /// The number of operation kinds.
-    public static let kinds = 17
+    public static let kinds = 20
+    /// The kinds that write a criss-cross shape (a ladder or a braid), which ``FuzzShape``
+    /// draws at its own rate.
+    public static let shapeKinds = 15...16
+    /// Every other kind.
+    public static let plainKinds = Array(0..<shapeKinds.lowerBound) + Array((shapeKinds.upperBound + 1)..<kinds)
     /// The size of the key space.
     public static let keyCount = 12
     /// The largest replica count histories use.
@@ -56,7 +63,10 @@ public struct RawOperation: Sendable {
         case 11: return .mergeHeads(replica: replica, into: first, rule: rule)
         case 12...14: return .exchange(from: first, to: replica, upTo: second == 0 ? nil : second - 1)
         case 15: return .ladder(replica: replica, rungs: size, key: key)
-        default: return .braid(replica: replica, levels: size, key: key)
+        case 16: return .braid(replica: replica, levels: size, key: key)
+        case 17: return .concurrentExchange(from: first, and: second, to: replica)
+        case 18: return .outOfOrderExchange(from: first, to: replica)
+        default: return .conflictingCopy(replica: replica, version: first)
         }
     }
 }
@@ -117,7 +127,9 @@ extension FuzzHistory {
         let count = Int.random(in: min(max(1, minimumOperations), shape.maximumOperations)...shape.maximumOperations, using: &generator)
         let raw = (0..<count).map { _ in
             let isShape = Int.random(in: 0..<100, using: &generator) < shape.shapePercent
-            return RawOperation(kind: isShape ? .random(in: 15...16, using: &generator) : .random(in: 0..<15, using: &generator),
+            let plain = RawOperation.plainKinds
+            return RawOperation(kind: isShape ? .random(in: RawOperation.shapeKinds, using: &generator)
+                                    : plain[Int.random(in: 0..<plain.count, using: &generator)],
                                 replica: .random(in: 0..<shape.maximumReplicas, using: &generator),
                                 first: .random(in: 0...RawOperation.maximumPick, using: &generator),
                                 second: .random(in: 0...RawOperation.maximumPick, using: &generator),
