@@ -12,6 +12,7 @@ struct LLVSBench: AsyncParsableCommand {
             Workloads available so far: \(Workload.all.map { "\($0.id) (\($0.backends.joined(separator: ", ")))" }.joined(separator: "; ")).
             The backend 'history' measures the in-memory version graph alone, before any storage.
             W10 (KeyValueDatabase) runs on 'sqlite' (a database directory) and 'memory' only.
+            W11 (this project's own: merges atop a criss-cross ladder and a braid) is not in BENCHMARKS.md.
             """)
 
     @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
@@ -87,6 +88,7 @@ struct Workload {
             Workload(id: "W8", backends: ["file", "sqlite", "memory"], run: LargeVersionWorkloads.w8),
             Workload(id: "W9", backends: ["file", "sqlite", "memory"], run: HTTPWorkloads.w9),
             Workload(id: "W10", backends: BenchmarkKeyValueDatabase.backends, run: KeyValueWorkloads.w10),
+            Workload(id: "W11", backends: ["file", "sqlite", "memory"], run: CrissCrossWorkloads.w11),
         ]
     }
 }

@@ -119,11 +119,18 @@ public struct ReferenceModel: Sendable {
 
     /// The common ancestors of two sets of versions that are not ancestors of another
     /// common ancestor, sorted by identifier.
+    ///
+    /// The common ancestors are the intersection of the two ancestor sets. Since that set
+    /// holds every ancestor of each of its members, a member is an ancestor of another
+    /// exactly when it is a predecessor of one: the best are those no member lists as a
+    /// predecessor.
+    ///
+    /// - Complexity: O(*n*) in the versions below `first` and `second`.
     public func bestCommonAncestors(of first: [Version.ID], and second: [Version.ID]) -> [Version.ID] {
         let common = first.reduce(into: Set<Version.ID>()) { $0.formUnion(ancestors(of: $1)) }
             .intersection(second.reduce(into: Set<Version.ID>()) { $0.formUnion(ancestors(of: $1)) })
         let belowOthers = common.reduce(into: Set<Version.ID>()) { result, member in
-            result.formUnion(ancestors(of: member).subtracting([member]))
+            result.formUnion(versions[member]?.predecessors ?? [])
         }
         return common.subtracting(belowOthers).sorted()
     }
@@ -180,23 +187,37 @@ public struct ReferenceModel: Sendable {
         virtualAncestor(of: bases, rule: rule, memo: &memo)?.values ?? [:]
     }
 
+    /// The virtual ancestor of `bases`: the bases merged pairwise in identifier order, each
+    /// step against the virtual ancestor of its own bases. Those are made first, from a
+    /// work list rather than by recursion (a ladder is thousands of levels deep); every
+    /// prefix of a set is memoized.
     private func virtualAncestor(of bases: [Version.ID], rule: ArbiterRule, memo: inout [[Version.ID]: ModelVersion]) -> ModelVersion? {
-        let sortedBases = bases.sorted()
-        if let known = memo[sortedBases] { return known }
-        guard var accumulated = sortedBases.first.flatMap({ versions[$0] }) else { return nil }
-        var members = [accumulated.id]
-        for next in sortedBases.dropFirst() {
-            guard let nextVersion = versions[next] else { continue }
-            members.append(next)
-            if let known = memo[members] {
-                accumulated = known
-                continue
+        let top = bases.sorted()
+        guard top.count > 1 else { return top.first.flatMap { versions[$0] } }
+        var pending = [top]
+        while let set = pending.last {
+            guard var accumulated = versions[set[0]] else { return nil }
+            var members = [set[0]]
+            var needed: [Version.ID]?
+            for next in set.dropFirst() {
+                members.append(next)
+                if let known = memo[members] {
+                    accumulated = known
+                    continue
+                }
+                guard let nextVersion = versions[next] else { return nil }
+                let inner = bestCommonAncestors(of: Array(members.dropLast()), and: [next])
+                if inner.count > 1, memo[inner] == nil {
+                    needed = inner
+                    break
+                }
+                let ancestor = inner.count > 1 ? memo[inner]?.values ?? [:] : inner.first.flatMap { versions[$0]?.values } ?? [:]
+                accumulated = resolved(accumulated, nextVersion, ancestor: ancestor, rule: rule, metadata: [:], virtual: true)
+                memo[members] = accumulated
             }
-            let ancestor = ancestorValues(for: bestCommonAncestors(of: Array(members.dropLast()), and: [next]), rule: rule, memo: &memo)
-            accumulated = resolved(accumulated, nextVersion, ancestor: ancestor, rule: rule, metadata: [:], virtual: true)
-            memo[members] = accumulated
+            if let needed { pending.append(needed) } else { pending.removeLast() }
         }
-        return accumulated
+        return memo[top]
     }
 
     /// The three-way merge of two versions against `ancestor`, with its identifier.
