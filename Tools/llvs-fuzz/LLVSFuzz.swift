@@ -41,7 +41,7 @@ struct LLVSFuzz: AsyncParsableCommand {
     @Option(help: "Play the history in this JSON file (written by llvs-fuzz) and report.")
     var replay: String?
 
-    @Option(help: "memory, file, or all.")
+    @Option(help: "memory, file, sqlite, or all.")
     var backend: String = "all"
 
     @Option(help: "Check only this property (1-8 or a name such as 2-convergence). Repeatable.")
@@ -86,7 +86,7 @@ struct LLVSFuzz: AsyncParsableCommand {
     func backends() throws -> [StoreReplica.Backend] {
         if backend == "all" { return StoreReplica.Backend.allCases }
         guard let one = StoreReplica.Backend(rawValue: backend) else {
-            throw ValidationError("Unknown backend '\(backend)': use memory, file or all.")
+            throw ValidationError("Unknown backend '\(backend)': use memory, file, sqlite or all.")
         }
         return [one]
     }
