@@ -104,15 +104,18 @@ public final class ExchangeReplica: FuzzReplica {
         try await sharedExchange.retrieve()
     }
 
-    /// The sender offers the versions this replica lacks to the shared channel newest
-    /// first, in up to ``outOfOrderOfferCount`` offers (each newest first inside too), and
-    /// this replica retrieves after each: until the last offer, merges are listed whose
-    /// predecessors are nowhere, which a retrieve must leave for later
-    /// (``ExchangeError/missingPredecessors(_:)``) while adding what it can.
+    /// The sender offers the shared channel the versions it holds that the channel lacks,
+    /// newest first, in up to ``outOfOrderOfferCount`` offers (each newest first inside
+    /// too), and this replica retrieves after each: until the last offer, merges are listed
+    /// whose predecessors are nowhere, which a retrieve must leave for later
+    /// (``ExchangeError/missingPredecessors(_:)``) while adding what it can. After the last
+    /// offer the channel again holds every predecessor of what it holds, as the exchange
+    /// algorithm expects of a channel once a send is complete.
     ///
     /// - Throws: What the exchanges throw, but for that expected error before the last offer.
     public func receive(outOfOrderFrom sender: ExchangeReplica) async throws {
-        let lacking = try sender.versionsInTopologicalOrder().filter { base.store.version(identifiedBy: $0.id) == nil }
+        let inChannel = Set(try await sender.sharedExchange.retrieveAllVersionIdentifiers())
+        let lacking = try sender.versionsInTopologicalOrder().filter { !inChannel.contains($0.id) }
         let size = max(1, (lacking.count + Self.outOfOrderOfferCount - 1) / Self.outOfOrderOfferCount)
         for start in stride(from: 0, to: lacking.count, by: size) {
             let offer = try lacking[start..<min(start + size, lacking.count)].map { version in
