@@ -7,6 +7,9 @@
 // `<worker name>-<n>`. Then sends every version to the shared directory with
 // FileSystemExchange, one version per batch, printing `sent <n>` and flushing after each
 // batch, so a parent that kills the process mid-transfer knows it was mid-transfer.
+// With LLVS_WORKER_STEPPED=1 in its environment, it also waits after each batch for a line
+// on stdin before sending the next, so a parent can place a kill inside a chosen batch
+// however slowly it is scheduled itself.
 
 import Foundation
 import LLVSExchange
@@ -32,8 +35,10 @@ do {
     }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     let exchange = FileSystemExchange(rootDirectoryURL: exchangeURL, store: store, maximumBatchByteCount: 1)
+    let stepped = ProcessInfo.processInfo.environment["LLVS_WORKER_STEPPED"] == "1"
     try await exchange.send { progress in
         FileHandle.standardOutput.write(Data("sent \(progress.completedVersionCount)\n".utf8))
+        if stepped, progress.completedVersionCount > 0, progress.completedVersionCount < progress.totalVersionCount { _ = readLine() }
     }
 } catch {
     FileHandle.standardError.write(Data("llvs-exchange-worker \(name) failed: \(error)\n".utf8))

@@ -102,10 +102,10 @@ public enum FuzzOperation: Codable, Hashable, Sendable {
     /// everything that channel holds.
     case concurrentExchange(from: Int, and: Int, to: Int)
 
-    /// Replica `from` offers replica `to` the versions `to` lacks newest first, one at a
-    /// time through the shared channel, and `to` retrieves after each offer: merges arrive
-    /// before their predecessors (as through a synced folder that delivers files in any
-    /// order), and the last retrieve must complete the transfer.
+    /// Replica `from` offers the shared channel the versions it holds that the channel
+    /// lacks, newest first in several offers, and replica `to` retrieves after each offer:
+    /// merges arrive before their predecessors (as through a synced folder that delivers
+    /// files in any order), and the last retrieve must complete the transfer.
     case outOfOrderExchange(from: Int, to: Int)
 
     /// Replica `replica` sends everything to the shared channel, then offers it a copy of

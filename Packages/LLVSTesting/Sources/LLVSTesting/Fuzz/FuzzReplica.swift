@@ -52,9 +52,9 @@ public protocol FuzzReplica: AnyObject {
     /// everything they hold into it at the same time.
     func receive(concurrentlyFrom senders: [Self]) async throws
 
-    /// Receives the versions of `sender` this replica lacks, offered one at a time newest
-    /// first (a merge before its predecessors), retrieving after each offer; the last
-    /// retrieve completes the transfer.
+    /// Receives the versions of `sender`, which offers those its channel lacks newest
+    /// first (a merge before its predecessors) while this replica retrieves after each
+    /// offer; the last retrieve completes the transfer.
     func receive(outOfOrderFrom sender: Self) async throws
 
     /// Sends everything to the shared channel, then offers it a copy of `version` with a
