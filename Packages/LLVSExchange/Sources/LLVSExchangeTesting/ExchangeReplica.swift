@@ -130,7 +130,8 @@ public final class ExchangeReplica: FuzzReplica {
                 continue
             }
         }
-        try await sharedExchange.retrieve()
+        // Nothing to offer: what the channel holds already is all there is to retrieve.
+        if lacking.isEmpty { try await sharedExchange.retrieve() }
     }
 
     /// How many offers an out-of-order exchange makes at most.
@@ -140,7 +141,8 @@ public final class ExchangeReplica: FuzzReplica {
     /// one second later and the same changes.
     ///
     /// - Returns: True when the channel refused the copy with
-    ///   ``ExchangeError/conflictingVersion(_:location:)``, false when it took it.
+    ///   ``ExchangeError/conflictingVersion(_:location:)``, false when it took it, and nil
+    ///   when this replica does not hold `version`.
     /// - Throws: What the exchanges throw but that refusal.
     public func offerConflictingCopy(of version: Version.ID) async throws -> Bool? {
         try await sharedExchange.send()

@@ -253,6 +253,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
     /// braid's depth).
     mutating func checkArbiterCalls(on r: Int, since before: Int?, bound: (ReferenceModel) -> Int, _ what: @autoclosure () -> String) {
         guard properties.contains(.mergesMatchModel), let before, let after = replicas[r].arbiterCallCount else { return }
+        // The model comes in as an argument: the caller is a mutating method of this simulation.
         let limit = bound(model)
         expect(.mergesMatchModel, after - before <= limit,
                "\(what()) on replica \(r) called the arbiter \(after - before) times; one call per merge and per pairwise step of each distinct set of bases below it makes at most \(limit)")
@@ -315,27 +316,6 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
             let expected = model.versions[version.id]?.values ?? [:]
             expect(.replayRebuilds, actual == expected,
                    "version \(version.id) received by replica \(receiver): \(ValueDifference(expected: expected, actual: actual))")
-        }
-    }
-
-    /// Checks that the merge `result` of `first` and `second` has the model's values and
-    /// records it in the model; `timestamp` is the merge version's, when this step wrote it.
-    mutating func checkMerge(_ result: Version.ID, of first: Version.ID, and second: Version.ID,
-                             rule: ReferenceModel.ArbiterRule, on r: Int, timestamp: Double?) throws {
-        guard properties.contains(.mergesMatchModel) || model.versions[result] == nil else { return }
-        let expected = model.mergedValues(first: first, second: second, rule: rule)
-        if let known = model.versions[result] {
-            expect(.mergesMatchModel, known.values == expected,
-                   "merge \(result) of \(first) and \(second) (\(rule)) reuses the identifier of a merge with other values")
-        } else if let timestamp {
-            model.addMerge(id: result, first: first, second: second, timestamp: timestamp, values: expected)
-        } else {
-            record(.mergesMatchModel, "merge \(result) of \(first) and \(second) is neither new nor a version made before")
-        }
-        if properties.contains(.mergesMatchModel) {
-            let actual = try replicas[r].values(at: result)
-            expect(.mergesMatchModel, actual == expected,
-                   "merge \(result) of \(first) and \(second) (\(rule)): \(ValueDifference(expected: expected, actual: actual))")
         }
     }
 
