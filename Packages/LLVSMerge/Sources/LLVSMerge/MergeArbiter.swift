@@ -31,6 +31,17 @@ public protocol MergeArbiter {
     func changes(toResolve merge: Merge, in store: Context) throws -> [Value.Change]
 }
 
+extension MergeArbiter where Context == AnyMergeContext {
+    /// The changes that resolve `merge`, read through any context: lets a custom arbiter
+    /// that reads `in store: Store` hand its standard cases to a built-in arbiter, as in
+    /// `try MostRecentChangeFavoringArbiter().changes(toResolve: merge, in: store)`.
+    ///
+    /// - Throws: Whatever ``changes(toResolve:in:)`` throws for the wrapped context.
+    public func changes(toResolve merge: Merge, in context: some MergeContext) throws -> [Value.Change] {
+        try changes(toResolve: merge, in: AnyMergeContext(context))
+    }
+}
+
 /// Why a built-in arbiter could not resolve a merge.
 public enum MergeArbiterError: Error, Hashable, CustomStringConvertible {
     /// A fork names `valueId`, but the context has no such value at `versionId`.

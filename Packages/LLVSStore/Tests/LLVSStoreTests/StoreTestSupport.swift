@@ -57,6 +57,6 @@ final class RecordingArbiter: MergeArbiter, @unchecked Sendable {
 
     func changes(toResolve merge: Merge, in store: Store) throws -> [Value.Change] {
         merges.append(merge)
-        return try base.changes(toResolve: merge, in: AnyMergeContext(store))
+        return try base.changes(toResolve: merge, in: store)
     }
 }
