@@ -96,7 +96,7 @@ enum KeyValueWorkloads {
         try b.database.bulkWrite(bChanges)
         let time = try milliseconds { try a.database.merge(source: b.database) }
 
-        let conflicts = try a.database.statistics().conflictedKeyCount
+        let conflicts = try a.database.statistics.conflictedKeyCount
         let parameters = ["keys": keyCount, "changed_both_sides": bothSides, "changed_one_side": keyCount - bothSides]
         report.record("W10", backend, "merge_ms", time, unit: "ms", parameters: parameters)
         report.record("W10", backend, "merge_keys_per_s", perSecond(keyCount, time), unit: "keys/s", parameters: parameters)

@@ -9,17 +9,20 @@ extension KeyValueDatabase {
     /// - Throws: ``KeyValueDatabaseError/unreadableValue(_:reason:)`` when the stored
     ///   identifier is corrupt, or a `StoreError`.
     public var applicationIdentifier: ApplicationIdentifier? {
-        get throws {
-            let stored = try register(StoreKeys.applicationIdentifier, at: currentVersionId)?.liveEntries ?? []
-            return try stored.compactMap { entry -> ApplicationIdentifier? in
-                guard case .json(let json) = entry.payload else { return nil }
-                do {
-                    return try CanonicalJSON.decode(ApplicationIdentifier.self, from: Data(json.utf8))
-                } catch {
-                    throw KeyValueDatabaseError.unreadableValue(StoreKeys.applicationIdentifier.rawValue, reason: "\(error)")
-                }
-            }.max { ($0.id, $0.majorVersion, $0.minorVersion) < ($1.id, $1.majorVersion, $1.minorVersion) }
-        }
+        get throws { try applicationIdentifier(at: currentVersionId) }
+    }
+
+    /// The identifier of the application data at store version `versionId`.
+    func applicationIdentifier(at versionId: LLVSCore.Version.ID?) throws -> ApplicationIdentifier? {
+        let stored = try register(StoreKeys.applicationIdentifier, at: versionId)?.liveEntries ?? []
+        return try stored.compactMap { entry -> ApplicationIdentifier? in
+            guard case .json(let json) = entry.payload else { return nil }
+            do {
+                return try CanonicalJSON.decode(ApplicationIdentifier.self, from: Data(json.utf8))
+            } catch {
+                throw KeyValueDatabaseError.unreadableValue(StoreKeys.applicationIdentifier.rawValue, reason: "\(error)")
+            }
+        }.max { ($0.id, $0.majorVersion, $0.minorVersion) < ($1.id, $1.majorVersion, $1.minorVersion) }
     }
 
     /// Records the identifier of the application data in the database (a store version).
@@ -30,11 +33,13 @@ extension KeyValueDatabase {
         try commit([:], records: [StoreKeys.applicationIdentifier: .json(json)])
     }
 
-    /// Applies the four rules of ``ApplicationDataUpgrader``.
+    /// Applies the four rules of ``ApplicationDataUpgrader``. A database without an
+    /// identifier (new, or written by an app that never set one) goes through the upgrader,
+    /// as in KeyValueCRDT.
     func applyUpgrader(_ upgrader: some ApplicationDataUpgrader) throws {
         let expected = upgrader.expectedApplicationIdentifier
         guard let found = try applicationIdentifier else {
-            if try !keys().isEmpty { try upgrader.upgradeApplicationData(in: self) }
+            try upgrader.upgradeApplicationData(in: self)
             try setApplicationIdentifier(expected)
             return
         }

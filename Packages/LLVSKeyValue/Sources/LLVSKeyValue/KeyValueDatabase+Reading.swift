@@ -4,8 +4,10 @@ import LLVSMerge
 import LLVSStore
 
 extension KeyValueDatabase {
-    /// Every current value of `key` in `scope`: none when it was never written or was
-    /// deleted, one normally, several after a merge of concurrent writes (oldest first).
+    /// Every current version of `key` in `scope`, oldest first: none when it was never
+    /// written, one normally, several after a merge of concurrent writes. A delete is a
+    /// version whose value is `.null` (so `read(key:).isDeleted` is true after a delete), and
+    /// a delete concurrent with a write is kept beside it: two versions, as in KeyValueCRDT.
     ///
     /// - Throws: ``KeyValueDatabaseError/unreadableValue(_:reason:)`` when the stored value
     ///   is corrupt, or a `StoreError`.
@@ -21,6 +23,13 @@ extension KeyValueDatabase {
         try register(StoreKeys.valueId(ScopedKey(scope: scope, key: key)), at: versionId).map(Version.versions(of:)) ?? []
     }
 
+    /// Every key that has a value (not only a delete), sorted: KeyValueCRDT's `keys`.
+    ///
+    /// - Throws: See ``read(key:scope:)``.
+    public var keys: [ScopedKey] {
+        get throws { try keys(scope: nil, key: nil) }
+    }
+
     /// The keys that have a value: all of them, those in `scope`, those named `key` (in any
     /// scope), or the one key of both, sorted by scope then key.
     ///
@@ -31,16 +40,33 @@ extension KeyValueDatabase {
         }.map(\.key).sorted()
     }
 
-    /// The values of every key `isIncluded` accepts, read at one version (a consistent
-    /// snapshot however many keys), skipping deleted keys.
+    /// The versions of every key `isIncluded` accepts, read at one version (a consistent
+    /// snapshot however many keys). Deleted keys are included with their `.null` version,
+    /// as KeyValueCRDT's `bulkRead` includes them; ``keys(scope:key:)`` leaves them out.
     ///
     /// - Throws: See ``read(key:scope:)``.
-    public func bulkRead(isIncluded: (ScopedKey) -> Bool = { _ in true }) throws -> [ScopedKey: [Version]] {
+    public func bulkRead(isIncluded: (ScopedKey) -> Bool) throws -> [ScopedKey: [Version]] {
         var result: [ScopedKey: [Version]] = [:]
-        for (key, register) in try liveRegisters(at: currentVersionId, isIncluded) {
+        for (key, register) in try registers(at: currentVersionId, isIncluded) {
             result[key] = Version.versions(of: register)
         }
         return result
+    }
+
+    /// The versions of every key in `scope` and named `key` (nil for any), as KeyValueCRDT's
+    /// `bulkRead(scope:key:)`.
+    ///
+    /// - Throws: See ``read(key:scope:)``.
+    public func bulkRead(scope: String? = nil, key: String? = nil) throws -> [ScopedKey: [Version]] {
+        try bulkRead { candidate in (scope.map { $0 == candidate.scope } ?? true) && (key.map { $0 == candidate.key } ?? true) }
+    }
+
+    /// The versions of every key, in any scope, that starts with `keyPrefix` (KeyValueCRDT's
+    /// `bulkReadAllScopes(keyPrefix:)`).
+    ///
+    /// - Throws: See ``read(key:scope:)``.
+    public func bulkReadAllScopes(keyPrefix: String) throws -> [ScopedKey: [Version]] {
+        try bulkRead { $0.key.hasPrefix(keyPrefix) }
     }
 
     /// The values of these keys, read at one version; keys without a value map to `[]`.
@@ -60,7 +86,7 @@ extension KeyValueDatabase {
         /// The store version that wrote this state of the key (a write, or a merge that
         /// joined concurrent values).
         public let storeVersion: LLVSCore.Version
-        /// The key's values in that state; empty when it was a delete.
+        /// The key's versions in that state (a delete is a `.null` version).
         public let versions: [Version]
     }
 
@@ -113,13 +139,18 @@ extension KeyValueDatabase {
     /// The keys accepted by `isIncluded` that have a live value at `versionId`, with their
     /// registers.
     func liveRegisters(at versionId: LLVSCore.Version.ID?, _ isIncluded: (ScopedKey) -> Bool) throws -> [(key: ScopedKey, register: MultiValueRegister)] {
+        try registers(at: versionId, isIncluded).filter { !$0.register.liveEntries.isEmpty }
+    }
+
+    /// The keys accepted by `isIncluded` that have a register at `versionId` (deleted keys
+    /// included), with their registers.
+    func registers(at versionId: LLVSCore.Version.ID?, _ isIncluded: (ScopedKey) -> Bool) throws -> [(key: ScopedKey, register: MultiValueRegister)] {
         guard let versionId else { return [] }
         var result: [(key: ScopedKey, register: MultiValueRegister)] = []
         try store.enumerate(version: versionId) { reference in
             guard let key = StoreKeys.scopedKey(reference.valueId), isIncluded(key),
                   let value = try store.value(storedAt: reference) else { return }
-            let register = try Self.decode(value)
-            if !register.liveEntries.isEmpty { result.append((key, register)) }
+            result.append((key, try Self.decode(value)))
         }
         return result
     }

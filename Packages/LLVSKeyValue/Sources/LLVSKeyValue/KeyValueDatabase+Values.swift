@@ -2,15 +2,23 @@ import Foundation
 import LLVSMerge
 
 extension KeyValueDatabase {
-    /// A value stored under a key: text, a JSON document, or bytes. The type is kept: text
-    /// that happens to be valid JSON is still text.
+    /// A value stored under a key: text, a JSON document, or bytes — or `.null`, the
+    /// tombstone a delete leaves, as in KeyValueCRDT. The type is kept: text that happens
+    /// to be valid JSON is still text.
     public enum Value: Hashable, Sendable {
+        /// A delete: the key's tombstone. Writing it deletes the key.
+        case null
         /// Text.
         case text(String)
         /// A JSON document, as its text.
         case json(String)
         /// Bytes.
         case blob(Data)
+
+        /// True for the tombstone of a delete.
+        public var isNull: Bool {
+            self == .null
+        }
 
         /// The text, or nil for another type.
         public var text: String? {
@@ -36,16 +44,17 @@ extension KeyValueDatabase {
             case .text(let text): return .text(text)
             case .json(let json): return .json(json)
             case .blob(let data): return .blob(data)
+            case .null: return .tombstone
             }
         }
 
-        /// The value a live payload stores (nil for a tombstone).
-        init?(_ payload: MultiValueRegister.Payload) {
+        /// The value a payload stores (`.null` for a tombstone).
+        init(_ payload: MultiValueRegister.Payload) {
             switch payload {
             case .text(let text): self = .text(text)
             case .json(let json): self = .json(json)
             case .blob(let data): self = .blob(data)
-            case .tombstone: return nil
+            case .tombstone: self = .null
             }
         }
     }
@@ -67,10 +76,11 @@ extension KeyValueDatabase {
             self.value = value
         }
 
-        /// The live versions of a register, oldest first (ties by author id).
+        /// The versions of a register, deletes included as `.null`, oldest first (ties by
+        /// author id).
         static func versions(of register: MultiValueRegister) -> [Version] {
-            register.entries.compactMap { entry in
-                Value(entry.payload).map { Version(authorID: entry.authorId, timestamp: Date(timeIntervalSinceReferenceDate: entry.timestamp), value: $0) }
+            register.entries.map { entry in
+                Version(authorID: entry.authorId, timestamp: Date(timeIntervalSinceReferenceDate: entry.timestamp), value: Value(entry.payload))
             }.sorted { a, b in
                 a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.authorID.uuidString < b.authorID.uuidString
             }
@@ -98,6 +108,15 @@ extension Array where Element == KeyValueDatabase.Version {
     /// - Throws: ``KeyValueDatabaseError/versionConflict(count:)`` when there are several values.
     public var blob: Data? {
         get throws { try single?.blob }
+    }
+
+    /// True when the key's one version is a delete; false for a key never written (deleted
+    /// is not the same as absent) and for a live value.
+    ///
+    /// - Throws: ``KeyValueDatabaseError/versionConflict(count:)`` when there are several
+    ///   versions (a delete concurrent with a write is one of them).
+    public var isDeleted: Bool {
+        get throws { try single == .null }
     }
 
     /// Picks one value with `resolver` (nil when there is none).

@@ -28,8 +28,8 @@ extension KeyValueDatabase {
         try bulkWrite { $0.writeBlob(data, to: key, scope: scope) }
     }
 
-    /// Deletes the key: a tombstone that supersedes the values this database has seen, and
-    /// loses to writes it has not seen (so a concurrent write survives the merge).
+    /// Deletes the key: a tombstone (read back as a `.null` version) that supersedes the
+    /// values this database has seen; a write it has not seen is kept beside it by a merge.
     ///
     /// - Throws: See ``writeText(_:to:scope:)``.
     public func delete(key: String, scope: String = "") throws {
@@ -110,7 +110,8 @@ extension KeyValueDatabase {
     /// record the first time), then indexes their text.
     /// `records` are writes to the database's own records (store identifiers under `meta/`).
     func commit(_ writes: [ScopedKey: MultiValueRegister.Payload], records: [LLVSCore.Value.ID: MultiValueRegister.Payload] = [:]) throws {
-        try state.withLock { state in
+        let head = try state.withLock { state throws -> LLVSCore.Version.ID in
+            guard !state.closed else { throw KeyValueDatabaseError.closed }
             let timestamp = Date().timeIntervalSinceReferenceDate
             var changes: [LLVSCore.Value.Change] = []
             var indexed: [(ScopedKey, [String])] = []
@@ -135,7 +136,9 @@ extension KeyValueDatabase {
             state.head = version.id
             state.authorRecorded = true
             if try !searchIndex.update(indexed, from: previous, to: version.id) { try reindex(from: previous, to: version.id) }
+            return version.id
         }
+        if !writes.isEmpty, observers.isObserved { notifyObservers(of: Array(writes.keys), at: head) }
     }
 
     /// The change storing this instance's author under `meta/authors/`, or nil when the

@@ -28,7 +28,12 @@ import LLVSZones
 /// directory.
 public final class KeyValueDatabase: Sendable {
     /// The versioned store underneath: its history is the database's history.
-    public let store: Store
+    /// ``eraseVersionHistory()`` replaces it with a new store holding one version.
+    public var store: Store {
+        storeBox.withLock { $0 }
+    }
+
+    let storeBox: Locked<Store>
 
     /// Who this instance writes as.
     public let author: Author
@@ -43,12 +48,15 @@ public final class KeyValueDatabase: Sendable {
     let searchIndex: SearchIndex
     let arbiter = MultiValueRegisterArbiter()
     let state: Locked<State>
+    let observers = Observers()
 
     struct State: Sendable {
         /// The version the database reads and writes at.
         var head: LLVSCore.Version.ID?
         /// Whether this instance has stored its author's record.
         var authorRecorded = false
+        /// Set by ``KeyValueDatabase/close()``: no more writes.
+        var closed = false
     }
 
     /// The file name of the full-text index inside the database directory.
@@ -97,19 +105,26 @@ public final class KeyValueDatabase: Sendable {
 
     private init(fileURL: URL?, resolveAuthor: (Store, LLVSCore.Version.ID?) throws -> Author) throws {
         self.fileURL = fileURL
+        let store: Store
         if let fileURL {
             try FileManager.default.createDirectory(at: fileURL, withIntermediateDirectories: true)
             store = try Store(rootDirectoryURL: fileURL, storage: SQLiteStorage())
             searchIndex = try SearchIndex(fileURL: fileURL.appendingPathComponent(Self.searchIndexFileName))
         } else {
-            store = try Store(rootDirectoryURL: URL(fileURLWithPath: "/memory/\(UUID().uuidString)"), storage: MemoryStorage())
+            store = try Self.makeMemoryStore()
             searchIndex = try SearchIndex(fileURL: nil)
         }
+        storeBox = Locked(store)
         let head = try Self.mergingHeads(of: store, into: nil, arbiter: arbiter)
         author = try resolveAuthor(store, head)
         actor = UUID().uuidString
         state = Locked(State(head: head))
         try catchUpSearchIndex()
+    }
+
+    /// A new, empty in-memory store.
+    static func makeMemoryStore() throws -> Store {
+        try Store(rootDirectoryURL: URL(fileURLWithPath: "/memory/\(UUID().uuidString)"), storage: MemoryStorage())
     }
 
     /// The store version the database currently reads and writes at (nil before the first

@@ -20,6 +20,13 @@ public enum KeyValueDatabaseError: Error, Hashable, CustomStringConvertible {
     case searchIndex(reason: String)
     /// An exchange given to ``KeyValueDatabase/sync(with:)`` works on another store.
     case exchangeOfAnotherStore
+    /// A merge would mix data of two applications, or of two versions of one application's
+    /// format (`nil`: a database holding keys but no identifier). Nothing was changed.
+    case incompatibleApplicationData(receiver: ApplicationIdentifier?, source: ApplicationIdentifier?)
+    /// The database was closed with ``KeyValueDatabase/close()``; open it again to write.
+    case closed
+    /// ``KeyValueDatabase/backup(to:)-(URL)`` was given a directory that already holds files.
+    case backupDestinationNotEmpty(path: String)
 
     /// A sentence naming what was wrong.
     public var description: String {
@@ -40,6 +47,13 @@ public enum KeyValueDatabaseError: Error, Hashable, CustomStringConvertible {
             return "The full-text index failed: \(reason)"
         case .exchangeOfAnotherStore:
             return "The exchange moves versions of another store, not of this database's store."
+        case let .incompatibleApplicationData(receiver, source):
+            func name(_ identifier: ApplicationIdentifier?) -> String { identifier.map { "\($0)" } ?? "data without an application identifier" }
+            return "Cannot merge \(name(source)) into \(name(receiver)): open each with its upgrader first."
+        case .closed:
+            return "The database was closed; open it again to write."
+        case .backupDestinationNotEmpty(let path):
+            return "The backup destination \(path) already holds files; back up into a new or empty directory."
         }
     }
 }

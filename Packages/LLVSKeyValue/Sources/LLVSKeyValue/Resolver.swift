@@ -17,7 +17,8 @@ public struct LastWriterWinsResolver: Resolver, Sendable {
     /// Creates the resolver.
     public init() {}
 
-    /// The value of the latest version, or nil when there are none.
+    /// The value of the latest version (`.null` when that is a delete), or nil when there
+    /// are none.
     public func resolveVersions(_ versions: [KeyValueDatabase.Version]) -> KeyValueDatabase.Value? {
         versions.max { a, b in
             a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.authorID.uuidString < b.authorID.uuidString

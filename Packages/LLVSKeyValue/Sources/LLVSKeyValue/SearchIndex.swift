@@ -40,6 +40,13 @@ final class SearchIndex: Sendable {
         }
     }
 
+    /// Copies the index's write-ahead log into its file and empties the log.
+    ///
+    /// - Throws: ``KeyValueDatabaseError/searchIndex(reason:)``.
+    func checkpoint() throws(KeyValueDatabaseError) {
+        try Self.guarded { _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
+    }
+
     /// The store version the index reflects, or nil for an empty index.
     ///
     /// - Throws: ``KeyValueDatabaseError/searchIndex(reason:)``.

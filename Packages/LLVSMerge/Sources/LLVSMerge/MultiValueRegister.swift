@@ -157,6 +157,14 @@ public struct MultiValueRegister: Hashable, Sendable, Codable {
         return entry
     }
 
+    /// This state without its delete entries, keeping everything it has seen: a join with
+    /// a state that still holds one of those deletes drops it again.
+    public func withoutTombstones() -> MultiValueRegister {
+        var result = self
+        result.entries = entries.filter(\.isLive)
+        return result
+    }
+
     /// The join of two states: an entry of either side is kept when the other side holds it
     /// too or has not seen it; the contexts combine by taking the highest counter per actor.
     public func merged(with other: MultiValueRegister) -> MultiValueRegister {

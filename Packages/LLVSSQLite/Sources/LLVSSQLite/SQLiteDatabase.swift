@@ -150,6 +150,19 @@ final class SQLiteDatabase: Sendable {
         try converting(operation) { try pool.write(body) }
     }
 
+    /// Copies the write-ahead log into the database file and empties it, then closes every
+    /// connection (GRDB's readers are read-only and cannot checkpoint as they close, so the
+    /// writer does it first). Later operations fail with a ``ZoneError``.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)`` when a reader keeps the log from
+    ///   being emptied or a statement is still running; the database then stays open.
+    func close() throws {
+        try converting("close") {
+            try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try pool.close()
+        }
+    }
+
     /// Copies the write-ahead log into the database and truncates it, if no reader is in
     /// the way. Best effort: the log is correct either way, only larger on disk.
     func truncateWriteAheadLog() {

@@ -37,6 +37,7 @@ public struct SQLiteStorage: Storage {
         return StoreZones(values: SQLiteZone(database: database, zone: .values),
                           maps: SQLiteZone(database: database, zone: .maps),
                           versions: SQLiteVersionLog(database: database),
-                          committer: SQLiteVersionCommitter(database: database))
+                          committer: SQLiteVersionCommitter(database: database),
+                          close: { try database.close() })
     }
 }

@@ -53,4 +53,16 @@ extension Store {
     public func reloadHistory() throws {
         try engine.reload()
     }
+
+    /// Releases the storage's connections (SQLite: every connection closes, the last one
+    /// copying the write-ahead log into the database file, so the file alone is a complete
+    /// copy of the store). Reads and writes fail afterwards; open a new `Store` to go on.
+    /// Nothing to release for file and memory storage.
+    ///
+    /// - Throws: ``StoreError`` wrapping the storage's error when a connection cannot close
+    ///   (a statement still running).
+    public func close() throws {
+        guard let close = engine.zones.close else { return }
+        try StoreError.wrapping { try close() }
+    }
 }

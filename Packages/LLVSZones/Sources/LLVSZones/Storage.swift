@@ -26,15 +26,19 @@ public struct StoreZones: Sendable {
     /// pack and its directory): the store then writes a version's value items and map nodes
     /// on two threads at once, so that their syncs overlap.
     public var writesZonesConcurrently: Bool
+    /// Set by a backend that holds connections to release (SQLite): releases them, leaving
+    /// the files complete on their own. Nil when there is nothing to release.
+    public var close: (@Sendable () throws -> Void)?
 
     /// Groups the parts of a store's storage.
     public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil,
-                writesZonesConcurrently: Bool = false) {
+                writesZonesConcurrently: Bool = false, close: (@Sendable () throws -> Void)? = nil) {
         self.values = values
         self.maps = maps
         self.versions = versions
         self.committer = committer
         self.writesZonesConcurrently = writesZonesConcurrently
+        self.close = close
     }
 }
 
