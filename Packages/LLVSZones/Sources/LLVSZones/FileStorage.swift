@@ -34,7 +34,8 @@ public struct FileStorage: Storage {
         self.cacheByteLimit = cacheByteLimit
     }
 
-    /// Opens (creating if needed) the file store at `rootDirectoryURL`.
+    /// Opens (creating if needed) the file store at `rootDirectoryURL`, with its `values`,
+    /// `maps` and `versions` directories.
     ///
     /// - Throws: ``ZoneError/unsupportedFormat(path:found:)`` when the directory holds a
     ///   store of another kind or format, ``ZoneError/io(operation:path:reason:)`` when it
@@ -47,6 +48,16 @@ public struct FileStorage: Storage {
             throw ZoneError.io(operation: "create directory", path: root.path, reason: "\(error)")
         }
         try checkOrWriteMarker(in: root)
+        // The three directories are made at open, as the reference's file zones make theirs,
+        // so a store that cannot be written fails here rather than at its first version.
+        for name in ["values", "maps", "versions"] {
+            let directory = root.appendingPathComponent(name, isDirectory: true)
+            _ = try POSIXFile.createDirectory(directory)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ZoneError.io(operation: "create directory", path: directory.path, reason: "a file that is not a directory is in the way")
+            }
+        }
         return StoreZones(
             values: FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit),
             maps: FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit),

@@ -17,6 +17,25 @@ import Testing
         return (enumerator?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "pack" }
     }
 
+    /// Opening makes the store's directories, so a store that cannot be written fails at
+    /// open, not at its first version.
+    @Test func openingMakesTheStoreDirectoriesOrFails() throws {
+        let directory = try TemporaryDirectory()
+        let root = directory.url.appendingPathComponent("new/store")
+        _ = try FileStorage().makeZones(rootDirectoryURL: root)
+        for name in ["values", "maps", "versions"] {
+            var isDirectory: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isDirectory) && isDirectory.boolValue,
+                    "\(name) exists after open")
+        }
+        let blocked = directory.url.appendingPathComponent("blocked")
+        try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: true)
+        try Data("not a directory".utf8).write(to: blocked.appendingPathComponent("maps"))
+        #expect(throws: ZoneError.self) { _ = try FileStorage().makeZones(rootDirectoryURL: blocked) }
+        try Data("a file".utf8).write(to: directory.url.appendingPathComponent("file"))
+        #expect(throws: ZoneError.self) { _ = try FileStorage().makeZones(rootDirectoryURL: directory.url.appendingPathComponent("file/store")) }
+    }
+
     /// Shard directories are made when their first pack arrives, not all 256 at once.
     @Test func onlyShardsThatHoldPacksAreCreated() throws {
         let directory = try TemporaryDirectory()
