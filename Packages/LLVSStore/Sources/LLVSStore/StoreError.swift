@@ -31,6 +31,13 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
     /// timestamp or metadata): a stored version is never replaced, and one identifier
     /// has one record everywhere (DESIGN.md section 4).
     case conflictingVersion(Version.ID)
+    /// ``Store/revert(_:basedOn:relativeTo:metadata:)`` cannot undo version `versionId`:
+    /// these values were changed again after it (their data at the base differs from both
+    /// their data before and after the version).
+    case revertConflicts(Version.ID, valueIds: [Value.ID])
+    /// ``Store/revert(_:basedOn:relativeTo:metadata:)`` was asked to undo a version relative
+    /// to a version that is not one of its predecessors.
+    case notAPredecessor(Version.ID, of: Version.ID)
     /// The storage backend failed.
     case storage(ZoneError)
     /// The map index failed.
@@ -63,6 +70,10 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
             return "The merge arbiter reads from \(type); the store provides Store and AnyMergeContext."
         case .snapshotsUnsupported(let storage):
             return "The storage \(storage) cannot write or restore snapshots (it is not SnapshotCapable)."
+        case let .revertConflicts(versionId, valueIds):
+            return "Cannot revert version \(versionId): \(valueIds.map(\.rawValue).joined(separator: ", ")) changed again after it."
+        case let .notAPredecessor(candidate, versionId):
+            return "Version \(candidate) is not a predecessor of version \(versionId)."
         case .storage(let error):
             return "Storage failed: \(error)"
         case .map(let error):
