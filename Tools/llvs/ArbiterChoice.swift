@@ -30,13 +30,21 @@ enum ArbiterChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .mostRecentChange: return try store.mergeHeads(into: version, resolvingWith: MostRecentChangeFavoringArbiter(), headSelection: headSelection, metadata: metadata)
         case .mostRecentBranch: return try store.mergeHeads(into: version, resolvingWith: MostRecentBranchFavoringArbiter(), headSelection: headSelection, metadata: metadata)
         case .ours, .theirs:
-            let arbiter = BranchFavoringArbiter(favoring: self == .ours ? .first : .second)
-            var merged = version
-            for other in others {
-                merged = try store.merge(version: merged, with: other, resolvingWith: arbiter, metadata: metadata).id
-            }
-            return merged == version ? nil : store.version(identifiedBy: merged)
+            return try Self.mergeInTurn(directory, into: version, others: others,
+                                        arbiter: BranchFavoringArbiter(favoring: self == .ours ? .first : .second), metadata: metadata)
         }
+    }
+
+    /// Merges `version` with each of `others` in turn, so the first side of every merge is
+    /// the `HEAD` side; returns the result, or nil when there was nothing to merge.
+    static func mergeInTurn(_ directory: StoreDirectory, into version: Version.ID, others: [Version.ID],
+                            arbiter: some MergeArbiter, metadata: Version.Metadata) throws -> Version? {
+        let store = directory.store
+        var merged = version
+        for other in others {
+            merged = try store.merge(version: merged, with: other, resolvingWith: arbiter, metadata: metadata).id
+        }
+        return merged == version ? nil : store.version(identifiedBy: merged)
     }
 }
 

@@ -19,6 +19,8 @@ enum CLIError: Error, CustomStringConvertible {
     case unknownVersion(String)
     case ambiguousVersion(String, candidates: [String])
     case emptyStore
+    /// The store has versions but `HEAD` names none of them.
+    case noHead
     case unknownValue(Value.ID, at: Version.ID)
     case conflictsNeedArbiter([MergeConflict])
     case damaged(problemCount: Int)
@@ -32,7 +34,7 @@ enum CLIError: Error, CustomStringConvertible {
     var exitStatus: Int32 {
         switch self {
         case .noStore: return 2
-        case .unknownVersion, .ambiguousVersion, .emptyStore: return 3
+        case .unknownVersion, .ambiguousVersion, .emptyStore, .noHead: return 3
         case .unknownValue: return 4
         case .conflictsNeedArbiter: return 5
         case .damaged: return 6
@@ -50,6 +52,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .unknownVersion: return "unknownVersion"
         case .ambiguousVersion: return "ambiguousVersion"
         case .emptyStore: return "emptyStore"
+        case .noHead: return "noHead"
         case .unknownValue: return "unknownValue"
         case .conflictsNeedArbiter: return "conflictsNeedArbiter"
         case .damaged: return "damaged"
@@ -72,14 +75,16 @@ enum CLIError: Error, CustomStringConvertible {
             return "version '\(name)' is ambiguous; it could be \(candidates.joined(separator: ", "))"
         case .emptyStore:
             return "the store has no versions yet"
+        case .noHead:
+            return "HEAD is not set; choose a version with `llvs checkout VERSION` (`llvs heads` lists the heads)"
         case let .unknownValue(id, version):
             return "no value '\(id)' at version \(version)"
         case .conflictsNeedArbiter(let conflicts):
             let list = conflicts.map { "  \($0.valueId) (\($0.kind))" }.joined(separator: "\n")
-            return "the merge has \(conflicts.count) conflict(s) that need an arbiter:\n\(list)\n"
-                + "merge again with --arbiter most-recent-change, most-recent-branch, ours or theirs"
+            return "the merge has \(Output.count(conflicts.count, "conflict")) that need an arbiter:\n\(list)\n"
+                + "see both sides with `llvs conflicts`; merge again with --ours, --theirs, --value ID=DATA, or --arbiter most-recent-change, most-recent-branch, ours or theirs"
         case .damaged(let count):
-            return "the store is damaged: \(count) problem(s) found"
+            return "the store is damaged: \(Output.count(count, "problem")) found"
         case let .invalidStoreConfiguration(path, reason):
             return "the store configuration \(path) is unusable: \(reason)"
         case .remote(let error):

@@ -28,8 +28,8 @@ extension HTTPExchangeError {
         switch self {
         case .unauthorized(let url):
             return "\(Self.withoutQuery(url)): the server refused the access token (401 unauthorized); pass a token valid for this store with --token or LLVS_TOKEN"
-        case .unavailable:
-            return "\(description) (is the server running, and is the URL right?)"
+        case let .unavailable(url, attempts, reason):
+            return "\(Self.withoutQuery(url)): no answer after \(Output.count(attempts, "attempt")): \(reason) (is the server running, and is the URL right?)"
         case .rejected, .malformedResponse, .invalidStoreURL:
             return description
         }

@@ -26,16 +26,20 @@ struct LLVSTool: AsyncParsableCommand {
             InitCommand.self, PutCommand.self, GetCommand.self, RemoveCommand.self, ListCommand.self,
             LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
             CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
-            SnapshotCommand.self, VerifyCommand.self, StatsCommand.self,
+            SnapshotCommand.self, VerifyCommand.self, StatsCommand.self, RemoteCommand.self, CloneCommand.self,
+            RevertCommand.self, ConflictsCommand.self,
         ])
 
-    /// Parses the arguments, runs the command, and turns errors into a message and an exit status.
+    /// Parses the arguments, runs the command, and turns errors into a message and an exit
+    /// status: every error is printed as `llvs: error: …` (as JSON under `--json`).
     static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let mistyped = CommandSuggestion.unknownCommand(in: arguments, root: LLVSTool.self) { report(CLIError.usage(mistyped)) }
         let command: any ParsableCommand
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(arguments)
         } catch {
-            exit(withError: error)
+            reportParsingError(error)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -49,12 +53,26 @@ struct LLVSTool: AsyncParsableCommand {
         } catch let error as CleanExit {
             exit(withError: error)
         } catch let error as ValidationError {
-            exit(withError: error)
+            reportParsingError(error)
         } catch {
             // `llvs COMMAND --help` runs the parser's help command, which throws its help request.
             if exitCode(for: error) == .success { exit(withError: error) }
             report(CLIError.classify(error))
         }
+    }
+
+    /// Reports an error of the argument parser (or a `ValidationError`) in the tool's style,
+    /// with the parser's usage lines; help and version requests print as the parser prints them.
+    static func reportParsingError(_ error: any Error) -> Never {
+        let status = exitCode(for: error)
+        if status == .success { exit(withError: error) }
+        var message = fullMessage(for: error)
+        if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+        if let first = message.first, let second = message.dropFirst().first, first.isUppercase, second.isLowercase {
+            message = first.lowercased() + message.dropFirst()
+        }
+        while message.hasSuffix("\n") { message.removeLast() }
+        report(status == .validationFailure ? CLIError.usage(message) : CLIError.failed(message))
     }
 
     /// Prints `error` on stderr (as JSON under `--json`) and exits with its status.
@@ -77,7 +95,7 @@ struct LLVSTool: AsyncParsableCommand {
 
 /// The options every command takes: where the store is, and JSON output.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store directory (default: $LLVS_STORE, else ./.llvs).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The store directory (default: $LLVS_STORE, else .llvs in this directory or the nearest parent that has one).", valueName: "path"))
     var store: String?
 
     @Flag(name: .long, help: "Print the result as JSON, for scripts.")

@@ -4,9 +4,10 @@ import LLVS
 /// A one-line progress bar on stderr, redrawn in place:
 /// `pull    [##########··········]  50%  500/1000 versions  1.2 MB/2.4 MB`.
 ///
-/// Drawn when stdout and stderr are terminals and `--json` is off; `LLVS_PROGRESS=always`
-/// or `never` overrides that. Safe to update from any thread; redraws at most ten times a
-/// second, plus the final state.
+/// Drawn on stderr when it is a terminal and `--json` is off, and only once the work has
+/// taken half a second (quick work draws nothing); `LLVS_PROGRESS=always` draws from the
+/// start, `never` draws nothing. Work with nothing to do (a total of 0) is never drawn.
+/// Safe to update from any thread; redraws at most ten times a second, plus the final state.
 final class ProgressBar: Sendable {
     private struct State {
         var lastDraw: ContinuousClock.Instant?
@@ -17,27 +18,34 @@ final class ProgressBar: Sendable {
 
     private let label: String
     private let isEnabled: Bool
+    /// When drawing may start.
+    private let firstDraw: ContinuousClock.Instant
     private let state = Locked(State())
+
+    /// How long work runs before its bar appears (unless `LLVS_PROGRESS=always`).
+    static let delay: Duration = .milliseconds(500)
 
     /// A bar labelled `label`, drawn only when progress display is on (see the type's notes).
     init(_ label: String, json: Bool) {
         self.label = label
-        switch ProcessInfo.processInfo.environment["LLVS_PROGRESS"] {
+        let mode = ProcessInfo.processInfo.environment["LLVS_PROGRESS"]
+        switch mode {
         case "always": isEnabled = true
         case "never": isEnabled = false
-        default: isEnabled = !json && isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0
+        default: isEnabled = !json && isatty(STDERR_FILENO) != 0
         }
+        firstDraw = ContinuousClock.now + (mode == "always" ? .zero : Self.delay)
     }
 
     /// Shows `completed` of `total` units, with `detail` after the counts.
     func update(completed: Int, total: Int, unit: String, detail: String? = nil) {
-        guard isEnabled else { return }
+        guard isEnabled, total > 0 else { return }
         let line = Self.render(label: label, completed: completed, total: total, unit: unit, detail: detail)
         let now = ContinuousClock.now
         let shouldDraw = state.withLock { state -> Bool in
             state.line = line
             let due = state.lastDraw.map { now - $0 >= .milliseconds(100) } ?? true
-            guard !state.finished, due || completed >= total else { return false }
+            guard !state.finished, now >= firstDraw, due || completed >= total else { return false }
             state.lastDraw = now
             state.drewSomething = true
             return true
@@ -57,7 +65,7 @@ final class ProgressBar: Sendable {
         guard isEnabled else { return }
         let (shouldEnd, line) = state.withLock { state -> (Bool, String) in
             defer { state.finished = true }
-            return (!state.finished && (state.drewSomething || !state.line.isEmpty), state.line)
+            return (!state.finished && state.drewSomething, state.line)
         }
         guard shouldEnd else { return }
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + line + "\n").utf8))
@@ -69,7 +77,7 @@ final class ProgressBar: Sendable {
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "·", count: width - filled)
         let percent = String(Int((fraction * 100).rounded(.down))).leftPadded(to: 3)
-        let counts = "\(completed)/\(total) \(unit)"
+        let counts = "\(completed)/\(total) \(total == 1 && unit.hasSuffix("s") ? String(unit.dropLast()) : unit)"
         return "\(label.padding(toLength: 8, withPad: " ", startingAt: 0)) [\(bar)] \(percent)%  \(counts)" + (detail.map { "  \($0)" } ?? "")
     }
 }

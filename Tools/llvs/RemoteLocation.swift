@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LLVS
 import LLVSSyncProtocol
+import Logging
 
 /// Where `push`, `pull` and `sync` exchange versions: a shared directory
 /// (`FileSystemExchange`), or a store served over HTTP by `llvs-server` or `llvs serve`
@@ -42,15 +43,20 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
         return false
     }
 
-    /// A new exchange between `store` and this remote; `accessToken` is sent to a server.
+    /// A new exchange between `store` and this remote; `accessToken` is sent to a server,
+    /// and a request that fails for a passing reason is tried again `retries` times, each
+    /// retry announced on stderr as it happens.
     ///
     /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL.
-    func makeExchange(store: Store, accessToken: String?) throws -> any Exchange {
+    func makeExchange(store: Store, accessToken: String?, retries: Int = 7) throws -> any Exchange {
         switch self {
         case .directory(let url):
             return FileSystemExchange(rootDirectoryURL: url, store: store)
         case .server(let url):
-            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken)
+            var logger = Logger(label: "llvs.exchange") { _ in RetryAnnouncer(retries: retries) }
+            logger.logLevel = .debug
+            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken,
+                                    retryPolicy: HTTPRetryPolicy(maximumAttempts: retries + 1), logger: logger)
         }
     }
 
@@ -86,5 +92,29 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
         components.path = path
         guard let url = components.url else { throw ValidationError("\(text) is not a store URL (\(form))") }
         return url
+    }
+}
+
+/// A log handler that prints one line on stderr for each retry `HTTPExchange` makes
+/// (its debug message "retrying"), and drops everything else:
+/// `llvs: no answer from URL (reason); retry 1 of 7 in 0.1 s`.
+struct RetryAnnouncer: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+    let retries: Int
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard event.message.description == "retrying", let metadata = event.metadata else { return }
+        let url = metadata["url"].map { "\($0)".prefix { $0 != "?" } } ?? "the server"
+        let attempt = metadata["attempt"].flatMap { Int("\($0)") }.map { "retry \($0 - 1) of \(retries)" } ?? "retrying"
+        let seconds = metadata["delay"].flatMap { Double("\($0)".prefix { $0 != " " }) }
+        let delay = seconds.map { String(format: " in %.1f s", $0) } ?? ""
+        let reason = metadata["after"].map { " (\($0))" } ?? ""
+        Output.note("llvs: no answer from \(url)\(reason); \(attempt)\(delay)")
     }
 }

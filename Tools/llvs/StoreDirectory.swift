@@ -59,10 +59,28 @@ final class StoreDirectory {
     var storeURL: URL { url.appendingPathComponent("store", isDirectory: true) }
     private var stateURL: URL { url.appendingPathComponent("state.json") }
 
-    /// The directory named by `--store`, else `$LLVS_STORE`, else `./.llvs`.
-    static func location(_ option: String?) -> URL {
-        let path = option ?? ProcessInfo.processInfo.environment["LLVS_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".llvs"
-        return URL(fileURLWithPath: path).standardizedFileURL
+    /// The directory named by `--store`, else `$LLVS_STORE`, else (when `discovering`, as Git
+    /// finds its repository) the first `.llvs` holding a store in the current directory or one
+    /// of its parents, else `./.llvs`. `llvs init` does not discover: it makes `./.llvs`.
+    static func location(_ option: String?, discovering: Bool = true) -> URL {
+        if let path = option ?? ProcessInfo.processInfo.environment["LLVS_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return URL(fileURLWithPath: path).standardizedFileURL
+        }
+        return discovering ? discoveredLocation() : URL(fileURLWithPath: ".llvs").standardizedFileURL
+    }
+
+    /// The first `.llvs` with an `llvs.json` in the current directory or a parent, else `./.llvs`.
+    static func discoveredLocation() -> URL {
+        let start = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+        var directory = start
+        while true {
+            let candidate = directory.appendingPathComponent(".llvs", isDirectory: true)
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("llvs.json").path) { return candidate }
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path || directory.path == "/" { break }
+            directory = parent
+        }
+        return start.appendingPathComponent(".llvs", isDirectory: true)
     }
 
     /// Makes a new, empty store at `url`.
@@ -121,7 +139,10 @@ final class StoreDirectory {
     /// - Throws: ``CLIError/emptyStore`` when there is none, ``CLIError/unknownVersion(_:)``
     ///   when `state.json` names a version the store lacks.
     func requireHead() throws -> Version.ID {
-        guard let head = state.head else { throw CLIError.emptyStore }
+        guard let head = state.head else {
+            if store.queryHistory({ $0.isEmpty }) { throw CLIError.emptyStore }
+            throw CLIError.noHead
+        }
         guard store.version(identifiedBy: head) != nil else { throw CLIError.unknownVersion("HEAD (\(head))") }
         return head
     }
@@ -156,21 +177,44 @@ final class StoreDirectory {
         try state.head.map { _ in try requireHead() }
     }
 
-    /// Moves `HEAD` forward after versions arrived: to the most recent selected head when
-    /// there was none, or to the one selected head that descends from it. Returns whether it moved.
+    /// Moves `HEAD` forward after versions arrived. Returns whether it moved.
+    ///
+    /// - With no `HEAD` (an empty store that has just pulled, cloned or restored), as Git
+    ///   checks out the remote's branch: `HEAD` goes to the most recent selected head (the
+    ///   main line's, or the current branch's); when no head is selected, to the most recent
+    ///   head of all, and the store switches to that head's branch.
+    /// - Otherwise `HEAD` moves to the one selected head that descends from it, if exactly one does.
     func fastForwardHead() throws -> Bool {
         let selection = headSelection
-        let target: Version.ID? = try store.queryHistory { history in
-            let heads = history.headIdentifiers.filter { selection.includes(history.version(identifiedBy: $0)?.branch) }
+        let target: (id: Version.ID, branch: Branch?)? = try store.queryHistory { history in
+            let allHeads = history.headIdentifiers.compactMap { history.version(identifiedBy: $0) }
+            let heads = allHeads.filter { selection.includes($0.branch) }
             guard let head = state.head else {
-                return heads.compactMap { history.version(identifiedBy: $0) }.max { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }?.id
+                let newest = { (versions: [Version]) in versions.max { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) } }
+                if let selected = newest(heads) { return (selected.id, state.branch) }
+                return newest(allHeads).map { ($0.id, $0.branch) }
             }
-            let descendants = try heads.filter { id in try id != head && history.isAncestor(head, of: id) }
-            return descendants.count == 1 ? descendants.first : nil
+            let descendants = try heads.filter { version in try version.id != head && history.isAncestor(head, of: version.id) }
+            return descendants.count == 1 ? descendants.first.map { ($0.id, state.branch) } : nil
         }
-        guard let target, target != state.head else { return false }
-        state.head = target
+        guard let target, target.id != state.head else { return false }
+        state.head = target.id
+        state.branch = target.branch
         return true
+    }
+
+    /// The heads that neither `HEAD` contains nor a plain `llvs merge` would merge: heads on
+    /// other branches, in identifier order.
+    func headsOnOtherBranches() throws -> [(id: Version.ID, branch: Branch)] {
+        let selection = headSelection
+        let head = state.head
+        return try store.queryHistory { history in
+            try history.headIdentifiers.sorted().compactMap { id -> (Version.ID, Branch)? in
+                guard let branch = history.version(identifiedBy: id)?.branch, !selection.includes(branch) else { return nil }
+                if let head, try id == head || history.isAncestor(id, of: head) { return nil }
+                return (id, branch)
+            }
+        }
     }
 
     /// The tip of `branch` (nil: the main line): its most recent version that no version

@@ -61,7 +61,7 @@ struct BranchCommand: ParsableCommand {
         if options.json { return try Output.json(listed) }
         for branch in listed {
             let marker = branch.isCurrent ? "*" : " "
-            Output.line("\(marker) \(branch.name ?? "(main line)")  \(branch.versionCount) versions, \(branch.heads.count) head(s)")
+            Output.line("\(marker) \(branch.name ?? "(main line)")  \(Output.count(branch.versionCount, "version")), \(Output.count(branch.heads.count, "head"))")
         }
     }
 }

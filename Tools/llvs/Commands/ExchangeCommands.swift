@@ -2,37 +2,75 @@ import ArgumentParser
 import Foundation
 import LLVS
 
-/// The remote of `push`, `pull` and `sync`: a shared directory, or a store URL with its
-/// access token.
+/// The remote of `push`, `pull` and `sync`: a remote's name (`llvs remote add`), a shared
+/// directory, or a store URL with its access token.
 struct RemoteOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The shared directory, or the store URL: http[s]://HOST[:PORT]/v1/stores/NAME.", valueName: "directory-or-url"),
-              transform: RemoteLocation.init(argument:))
-    var location: RemoteLocation
+    @Argument(help: ArgumentHelp("A remote's name (llvs remote list), a shared directory, or a store URL: http[s]://HOST[:PORT]/v1/stores/NAME.",
+                                 valueName: "remote"))
+    var remote: String
 
-    @Option(help: ArgumentHelp("The access token for a store URL (default: $LLVS_TOKEN).", valueName: "token"))
+    @Option(help: ArgumentHelp("The access token for a store URL (default: the named remote's, else $LLVS_TOKEN).", valueName: "token"))
     var token: String?
 
+    @Option(help: ArgumentHelp("How many times a request to a server that does not answer is tried again.", valueName: "count"))
+    var retries = 7
+
     func validate() throws {
-        if token != nil, !location.isServer { throw ValidationError("--token is for store URLs; a directory needs none") }
+        if retries < 0 { throw ValidationError("--retries cannot be negative") }
     }
 
-    /// The token sent to a server: `--token`, else `$LLVS_TOKEN`, else none.
-    var accessToken: String? {
-        token ?? TokenEnvironment.token
+    /// The remote named or written in the argument, with the token a named remote keeps.
+    ///
+    /// - Throws: `ValidationError` for a bad URL or a token given for a directory.
+    func resolve(in storeURL: URL) throws -> ResolvedRemote {
+        let resolved = try ResolvedRemote(argument: remote, in: storeURL)
+        if token != nil, !resolved.location.isServer { throw ValidationError("--token is for store URLs; a directory needs none") }
+        return resolved
+    }
+}
+
+/// A remote as an exchange uses it: where, and with which token.
+struct ResolvedRemote {
+    /// The directory or store URL.
+    var location: RemoteLocation
+    /// The remote's name when it was named.
+    var name: String?
+    /// The token the named remote keeps.
+    var storedToken: String?
+
+    /// Reads `argument`: the name of one of the store's remotes, else a directory or URL.
+    ///
+    /// - Throws: `ValidationError` for a bad URL, ``CLIError/invalidStoreConfiguration(path:reason:)``
+    ///   for an unreadable `remotes.json`.
+    init(argument: String, in storeURL: URL?) throws {
+        if NamedRemotes.isValidName(argument), let storeURL, let entry = try NamedRemotes.load(from: storeURL).remotes[argument] {
+            location = try RemoteLocation(argument: entry.location)
+            name = argument
+            storedToken = entry.token
+        } else {
+            location = try RemoteLocation(argument: argument)
+        }
+    }
+}
+
+extension RemoteOptions {
+    /// The token sent to a server: `--token`, else the named remote's, else `$LLVS_TOKEN`.
+    func accessToken(for resolved: ResolvedRemote) -> String? {
+        token ?? resolved.storedToken ?? TokenEnvironment.token
     }
 
     /// An exchange with the remote, resuming from what the last exchange with it remembered.
     ///
     /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL.
-    func exchange(for directory: StoreDirectory) throws -> any Exchange {
-        let exchange = try location.makeExchange(store: directory.store, accessToken: accessToken)
-        exchange.restorationState = directory.state.remotes[location.key]
+    func exchange(_ resolved: ResolvedRemote, for directory: StoreDirectory) throws -> any Exchange {
+        let exchange = try resolved.location.makeExchange(store: directory.store, accessToken: accessToken(for: resolved), retries: retries)
+        exchange.restorationState = directory.state.remotes[resolved.location.key]
         return exchange
     }
 
     /// Keeps the exchange's restoration state for next time.
-    func remember(_ exchange: any Exchange, in directory: StoreDirectory) throws {
-        directory.state.remotes[location.key] = exchange.restorationState
+    func remember(_ exchange: any Exchange, at resolved: ResolvedRemote, in directory: StoreDirectory) throws {
+        directory.state.remotes[resolved.location.key] = exchange.restorationState
         try directory.saveState()
     }
 }
@@ -46,9 +84,10 @@ struct PushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = try options.open(locking: true)
-        let sent = try await ExchangeRun.push(directory, remote: remote, json: options.json)
+        let resolved = try remote.resolve(in: directory.url)
+        let sent = try await ExchangeRun.push(directory, remote: remote, resolved, json: options.json)
         if options.json { return try Output.json(ExchangeSummary(sent: sent.count)) }
-        Output.line("Pushed \(sent.count) version(s) to \(remote.location)")
+        Output.line("Pushed \(Output.count(sent.count, "version")) to \(resolved.location)")
     }
 }
 
@@ -63,16 +102,41 @@ struct PullCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = try options.open(locking: true)
-        let retrieved = try await ExchangeRun.pull(directory, remote: remote, json: options.json)
+        let previousHead = directory.state.head
+        let resolved = try remote.resolve(in: directory.url)
+        let retrieved = try await ExchangeRun.pull(directory, remote: remote, resolved, json: options.json)
         let moved = try directory.fastForwardHead()
         try directory.saveState()
         let headCount = directory.store.queryHistory { $0.headIdentifiers.count }
         if options.json {
-            return try Output.json(ExchangeSummary(retrieved: retrieved.count, head: directory.state.head, headCount: headCount))
+            return try Output.json(ExchangeSummary(retrieved: retrieved.count, head: directory.state.head, branch: directory.state.branch?.rawValue, headCount: headCount))
         }
-        Output.line("Pulled \(retrieved.count) version(s) from \(remote.location)")
-        if moved, let head = directory.state.head { Output.line("Fast-forwarded HEAD to \(directory.abbreviation(of: head)).") }
-        if headCount > 1 { Output.line("The store has \(headCount) heads; `llvs merge` merges them.") }
+        Output.line("Pulled \(Output.count(retrieved.count, "version")) from \(resolved.location)")
+        if moved { directory.printHeadMove(from: previousHead) }
+        try directory.printOtherHeads(headCount: headCount)
+    }
+}
+
+extension StoreDirectory {
+    /// Says where `HEAD` went after an exchange: forward, or (from none) to a version and branch.
+    func printHeadMove(from previousHead: Version.ID?) {
+        guard let head = state.head else { return }
+        if previousHead == nil {
+            Output.line("HEAD is now \(abbreviation(of: head))\(state.branch.map { " on branch \($0.rawValue)" } ?? "").")
+        } else {
+            Output.line("Fast-forwarded HEAD to \(abbreviation(of: head)).")
+        }
+    }
+
+    /// Says what `llvs merge` would still do: several heads, heads on other branches.
+    func printOtherHeads(headCount: Int) throws {
+        let others = try headsOnOtherBranches()
+        if let head = state.head, try !headsToMerge(into: head, selection: headSelection).isEmpty {
+            Output.line("The store has \(Output.count(headCount, "head")); `llvs merge` merges them.")
+        }
+        for branch in Set(others.map(\.branch)).sorted() {
+            Output.line("Branch \(branch.rawValue) has new versions; `llvs merge --branch \(branch.rawValue)` merges them, `llvs branch \(branch.rawValue)` switches to it.")
+        }
     }
 }
 
@@ -90,42 +154,45 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = try options.open(locking: true)
-        let retrieved = try await ExchangeRun.pull(directory, remote: remote, json: options.json)
-        _ = try directory.fastForwardHead()
+        let previousHead = directory.state.head
+        let resolved = try remote.resolve(in: directory.url)
+        let retrieved = try await ExchangeRun.pull(directory, remote: remote, resolved, json: options.json)
+        let moved = try directory.fastForwardHead()
         try directory.saveState()
         var merge: MergeOutcome?
         if directory.state.head != nil {
             merge = try MergeOutcome.merge(directory, selection: directory.headSelection, arbiter: arbiter, message: nil)
             try directory.saveState()
         }
-        let sent = try await ExchangeRun.push(directory, remote: remote, json: options.json)
+        let sent = try await ExchangeRun.push(directory, remote: remote, resolved, json: options.json)
         if options.json {
-            var summary = ExchangeSummary(retrieved: retrieved.count, sent: sent.count, head: directory.state.head)
+            var summary = ExchangeSummary(retrieved: retrieved.count, sent: sent.count, head: directory.state.head, branch: directory.state.branch?.rawValue)
             summary.merge = merge
             return try Output.json(summary)
         }
-        Output.line("Pulled \(retrieved.count) version(s) from \(remote.location)")
+        Output.line("Pulled \(Output.count(retrieved.count, "version")) from \(resolved.location)")
+        if moved, previousHead == nil { directory.printHeadMove(from: nil) }
         if let merge, merge.result != .upToDate { try merge.print(json: false, directory: directory) }
-        Output.line("Pushed \(sent.count) version(s)")
+        Output.line("Pushed \(Output.count(sent.count, "version"))")
     }
 }
 
-/// The exchanges behind `push`, `pull` and `sync`, with progress bars.
+/// The exchanges behind `push`, `pull`, `sync` and `clone`, with progress bars.
 enum ExchangeRun {
     /// Sends what the remote lacks; returns the versions sent.
-    static func push(_ directory: StoreDirectory, remote: RemoteOptions, json: Bool) async throws -> [Version.ID] {
-        try await transfer("push", directory, remote: remote, json: json) { exchange, progress in
+    static func push(_ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool) async throws -> [Version.ID] {
+        try await transfer("push", directory, remote: remote, resolved, json: json) { exchange, progress in
             try await exchange.send(progress: progress)
         }
     }
 
     /// Retrieves what the store lacks; returns the versions added. A directory must exist;
     /// a server creates a store on its first push, so a URL is tried as it is.
-    static func pull(_ directory: StoreDirectory, remote: RemoteOptions, json: Bool) async throws -> [Version.ID] {
-        if case .directory(let url) = remote.location, !FileManager.default.fileExists(atPath: url.path) {
+    static func pull(_ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool) async throws -> [Version.ID] {
+        if case .directory(let url) = resolved.location, !FileManager.default.fileExists(atPath: url.path) {
             throw CLIError.failed("there is no exchange directory at \(url.path)")
         }
-        return try await transfer("pull", directory, remote: remote, json: json) { exchange, progress in
+        return try await transfer("pull", directory, remote: remote, resolved, json: json) { exchange, progress in
             try await exchange.retrieve(progress: progress)
         }
     }
@@ -133,17 +200,17 @@ enum ExchangeRun {
     /// Runs `body` on the remote's exchange with a progress bar, and remembers the
     /// exchange's restoration state afterwards — also after a failure, since what it
     /// remembers is true and the next exchange resumes from it.
-    private static func transfer(_ label: String, _ directory: StoreDirectory, remote: RemoteOptions, json: Bool,
+    private static func transfer(_ label: String, _ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool,
                                  _ body: (any Exchange, @escaping ExchangeProgressHandler) async throws -> [Version.ID]) async throws -> [Version.ID] {
-        let exchange = try remote.exchange(for: directory)
+        let exchange = try remote.exchange(resolved, for: directory)
         let bar = ProgressBar(label, json: json)
         defer { bar.finish() }
         do {
             let versions = try await body(exchange) { bar.update($0) }
-            try remote.remember(exchange, in: directory)
+            try remote.remember(exchange, at: resolved, in: directory)
             return versions
         } catch {
-            try? remote.remember(exchange, in: directory)
+            try? remote.remember(exchange, at: resolved, in: directory)
             throw error
         }
     }
@@ -154,6 +221,7 @@ struct ExchangeSummary: Encodable {
     var retrieved: Int?
     var sent: Int?
     var head: Version.ID?
+    var branch: String?
     var headCount: Int?
     var merge: MergeOutcome?
 }

@@ -10,7 +10,7 @@ struct LogCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(name: [.short, .customLong("limit")], help: "Show at most this many versions.")
+    @Option(name: [.customShort("n"), .customLong("limit")], help: "Show at most this many versions (-n N or --limit N).")
     var limit: Int?
 
     func validate() throws {

@@ -11,7 +11,7 @@ struct InitCommand: ParsableCommand {
     var storage: StorageKind = .file
 
     func run() throws {
-        let directory = try StoreDirectory.create(at: options.location, storage: storage)
+        let directory = try StoreDirectory.create(at: StoreDirectory.location(options.store, discovering: false), storage: storage)
         try directory.saveState()
         if options.json {
             struct Created: Encodable { var path: String; var storage: StorageKind }

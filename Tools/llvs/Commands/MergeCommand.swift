@@ -17,21 +17,53 @@ struct MergeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How to resolve conflicts: \(ArbiterChoice.allValueStrings.joined(separator: ", ")).", valueName: "name"))
     var arbiter: ArbiterChoice = .none
 
-    @Option(name: .customLong("branch"), help: ArgumentHelp("Also merge this branch's heads (repeatable).", valueName: "name"))
-    var branches: [String] = []
+    @OptionGroup var heads: MergeHeadOptions
 
-    @Flag(help: "Merge every head, whatever its branch.")
-    var all = false
+    @Flag(help: "Settle every conflict (not settled by --value) with HEAD's side.")
+    var ours = false
+
+    @Flag(help: "Settle every conflict (not settled by --value) with the other head's side.")
+    var theirs = false
+
+    @Option(name: .customLong("value"), help: ArgumentHelp("Settle one value's conflict with this data (repeatable).", valueName: "id=data"))
+    var values: [String] = []
+
+    @Flag(help: "Show the conflicts the merge would meet (as `llvs conflicts`) and write nothing.")
+    var dryRun = false
 
     @Option(name: [.short, .long], help: "A message recorded with the merge version.")
     var message: String?
 
+    func validate() throws {
+        if ours && theirs { throw ValidationError("give --ours or --theirs, not both") }
+        if (ours || theirs || !values.isEmpty), arbiter != .none {
+            throw ValidationError("--ours, --theirs and --value settle conflicts by hand; leave out --arbiter")
+        }
+        _ = try handValues()
+    }
+
+    /// The `--value ID=DATA` choices.
+    func handValues() throws -> [Value.ID: Data] {
+        var chosen: [Value.ID: Data] = [:]
+        for entry in values {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
+                throw ValidationError("--value takes ID=DATA, as in --value greeting=hello; got \(entry)")
+            }
+            let id = Value.ID(String(entry[..<equals]))
+            guard chosen.updateValue(Data(entry[entry.index(after: equals)...].utf8), forKey: id) == nil else {
+                throw ValidationError("--value names \(id) twice")
+            }
+        }
+        return chosen
+    }
+
     func run() throws {
-        let directory = try options.open(locking: true)
-        let selection: Store.MergeHeadSelection = all ? .all
-            : branches.isEmpty ? directory.headSelection
-            : .allUnbranchedAndSpecificBranches(Array(Set(branches.map { Branch($0) } + (directory.state.branch.map { [$0] } ?? []))).sorted())
-        let outcome = try MergeOutcome.merge(directory, selection: selection, arbiter: arbiter, message: message)
+        let directory = try options.open(locking: !dryRun)
+        let selection = heads.selection(for: directory)
+        if dryRun { return try ConflictReport.make(directory, selection: selection).print(json: options.json, directory: directory) }
+        let byHand = ours || theirs || !values.isEmpty
+        let hand = byHand ? HandResolvingArbiter(values: try handValues(), side: ours ? .first : theirs ? .second : nil) : nil
+        let outcome = try MergeOutcome.merge(directory, selection: selection, arbiter: arbiter, hand: hand, message: message)
         try directory.saveState()
         try outcome.print(json: options.json, directory: directory)
     }
@@ -52,12 +84,17 @@ struct MergeOutcome: Encodable {
     ///
     /// - Throws: ``CLIError/conflictsNeedArbiter(_:)`` for `--arbiter none` with conflicts,
     ///   ``CLIError/emptyStore``, the store's errors.
-    static func merge(_ directory: StoreDirectory, selection: Store.MergeHeadSelection, arbiter: ArbiterChoice, message: String?) throws -> MergeOutcome {
+    /// With `hand`, conflicts are settled by hand: `HEAD` merges each other head in turn,
+    /// so "ours" is always the `HEAD` side.
+    static func merge(_ directory: StoreDirectory, selection: Store.MergeHeadSelection, arbiter: ArbiterChoice,
+                      hand: HandResolvingArbiter? = nil, message: String?) throws -> MergeOutcome {
         let head = try directory.requireHead()
         let others = try directory.headsToMerge(into: head, selection: selection)
         let metadata = try directory.metadata(message: message ?? "merge \(others.count + 1) heads")
         do {
-            guard let merged = try arbiter.mergeHeads(of: directory, into: head, others: others, headSelection: selection, metadata: metadata) else {
+            let result = try hand.map { try ArbiterChoice.mergeInTurn(directory, into: head, others: others, arbiter: $0, metadata: metadata) }
+                ?? arbiter.mergeHeads(of: directory, into: head, others: others, headSelection: selection, metadata: metadata)
+            guard let merged = result else {
                 return MergeOutcome(result: .upToDate, version: head, mergedHeads: [])
             }
             directory.state.head = merged.id

@@ -90,7 +90,7 @@ struct ServeAnnouncement: Sendable {
             do {
                 try Output.json(Body(url: url(port: port), token: token))
             } catch {
-                Output.note("llvs: cannot encode the announcement: \(error)")
+                Output.note("llvs: error: cannot encode the announcement: \(error)")
             }
         } else {
             Output.line("Serving \(storePath) at \(url(port: port))")

@@ -78,7 +78,7 @@ struct SnapshotCreateCommand: AsyncParsableCommand {
         }
         bar.finish()
         if options.json { return try Output.json(summary) }
-        Output.line("Wrote a snapshot of \(summary.versionCount) version(s) (\(Output.bytes(summary.bytes))) to \(summary.location)")
+        Output.line("Wrote a snapshot of \(Output.count(summary.versionCount, "version")) (\(Output.bytes(summary.bytes))) to \(summary.location)")
     }
 }
 
@@ -125,6 +125,6 @@ struct SnapshotRestoreCommand: AsyncParsableCommand {
         try directory.saveState()
         bar.finish()
         if options.json { return try Output.json(summary) }
-        Output.line("Restored \(summary.versionCount) version(s) from \(summary.location)")
+        Output.line("Restored \(Output.count(summary.versionCount, "version")) from \(summary.location)")
     }
 }

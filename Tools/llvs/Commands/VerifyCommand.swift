@@ -19,8 +19,8 @@ struct VerifyCommand: ParsableCommand {
             try Output.json(report)
         } else {
             for problem in report.problems { Output.line("problem: \(problem)") }
-            let verdict = report.isIntact ? "intact" : "\(report.problems.count) problem(s)"
-            Output.line("Checked \(report.versionsChecked) version(s) and read \(report.valuesRead) value(s): \(verdict)")
+            let verdict = report.isIntact ? "intact" : Output.count(report.problems.count, "problem")
+            Output.line("Checked \(Output.count(report.versionsChecked, "version")) and read \(Output.count(report.valuesRead, "value")): \(verdict)")
         }
         if !report.isIntact { throw CLIError.damaged(problemCount: report.problems.count) }
     }

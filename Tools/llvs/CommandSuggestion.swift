@@ -1,0 +1,60 @@
+import ArgumentParser
+
+/// "Did you mean …?" for a mistyped command: `llvs pul` suggests `pull`, `llvs remote ad`
+/// suggests `add`.
+enum CommandSuggestion {
+    /// A message for the first argument that should name a subcommand and names none, or nil
+    /// when the arguments name commands (or options come first, for the parser to judge).
+    static func unknownCommand(in arguments: [String], root: any ParsableCommand.Type) -> String? {
+        var command = root
+        var path = [root.configuration.commandName ?? "llvs"]
+        for argument in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return nil }
+            if let next = subcommands.first(where: { names(of: $0).contains(argument) }) {
+                command = next
+                path.append(argument)
+                continue
+            }
+            let candidates = subcommands.flatMap(names(of:))
+            let scope = path.joined(separator: " ")
+            guard let best = suggestion(for: argument, among: candidates) else {
+                // A default subcommand may take this argument as its own.
+                if command.configuration.defaultSubcommand != nil { return nil }
+                return "'\(argument)' is not an `\(scope)` command (see `\(scope) --help`)"
+            }
+            return "'\(argument)' is not an `\(scope)` command; did you mean '\(best)'?"
+        }
+        return nil
+    }
+
+    /// The candidate closest to `word`: within two edits (one for words of up to three
+    /// letters), or one that `word` is a prefix of; nil when none is close.
+    static func suggestion(for word: String, among candidates: [String]) -> String? {
+        let limit = word.count <= 3 ? 1 : 2
+        let scored = candidates.map { ($0, distance(word.lowercased(), $0)) }
+        if let close = scored.filter({ $0.1 <= limit }).min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) { return close.0 }
+        return candidates.filter { $0.hasPrefix(word.lowercased()) }.sorted().first
+    }
+
+    /// The Levenshtein distance between two strings.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    private static func names(of command: any ParsableCommand.Type) -> [String] {
+        let configuration = command.configuration
+        return [configuration.commandName ?? String(describing: command).lowercased()] + configuration.aliases
+    }
+}
