@@ -81,7 +81,7 @@ enum CLIError: Error, CustomStringConvertible {
             return "no value '\(id)' at version \(version)"
         case .conflictsNeedArbiter(let conflicts):
             let list = conflicts.map { "  \($0.valueId) (\($0.kind))" }.joined(separator: "\n")
-            return "the merge has \(Output.count(conflicts.count, "conflict")) that need an arbiter:\n\(list)\n"
+            return "the merge has \(Output.count(conflicts.count, "conflict")) that \(conflicts.count == 1 ? "needs" : "need") settling:\n\(list)\n"
                 + "see both sides with `llvs conflicts`; merge again with --ours, --theirs, --value ID=DATA, or --arbiter most-recent-change, most-recent-branch, ours or theirs"
         case .damaged(let count):
             return "the store is damaged: \(Output.count(count, "problem")) found"

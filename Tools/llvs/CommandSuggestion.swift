@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// "Did you mean …?" for a mistyped command: `llvs pul` suggests `pull`, `llvs remote ad`
 /// suggests `add`.
@@ -16,11 +17,13 @@ enum CommandSuggestion {
                 path.append(argument)
                 continue
             }
+            // A default subcommand may take this argument (a path, say) as its own.
+            let hasDefault = command.configuration.defaultSubcommand != nil
+            if hasDefault, FileManager.default.fileExists(atPath: argument) { return nil }
             let candidates = subcommands.flatMap(names(of:))
             let scope = path.joined(separator: " ")
             guard let best = suggestion(for: argument, among: candidates) else {
-                // A default subcommand may take this argument as its own.
-                if command.configuration.defaultSubcommand != nil { return nil }
+                if hasDefault { return nil }
                 return "'\(argument)' is not an `\(scope)` command (see `\(scope) --help`)"
             }
             return "'\(argument)' is not an `\(scope)` command; did you mean '\(best)'?"

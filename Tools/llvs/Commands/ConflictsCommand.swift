@@ -10,7 +10,7 @@ struct ConflictsCommand: ParsableCommand {
             For each head `llvs merge` would merge (the same --branch and --all), the values both \
             sides changed differently: the value at HEAD (ours), at the head (theirs) and at their \
             common ancestor (base), each with the version that stored it and its time. Nothing is \
-            written. Settle them with `llvs merge --ours`, `--theirs`, `--value KEY=DATA` or --arbiter.
+            written. Settle them with `llvs merge --ours`, `--theirs`, `--value ID=DATA` or --arbiter.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -138,7 +138,7 @@ struct ConflictReport: Encodable {
             }
         }
         if conflictCount > 0 {
-            Output.line("Settle them with `llvs merge --ours`, `--theirs`, `--value KEY=DATA` (per value) or --arbiter.")
+            Output.line("Settle them with `llvs merge --ours`, `--theirs`, `--value ID=DATA` (per value) or --arbiter.")
         }
     }
 
