@@ -205,7 +205,8 @@ let modules: [Module] = [
 
     // Packages/LLVSCoordinator
     Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",
-           local: ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
+           local: ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"],
+           external: [.product(name: "Logging", package: "swift-log")]),
     Module(name: "LLVSCoordinatorTests", kind: .test, package: "LLVSCoordinator",
            local: ["LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSTesting"],
            external: [propertyBased]),

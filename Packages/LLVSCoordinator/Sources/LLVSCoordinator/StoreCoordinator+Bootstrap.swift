@@ -1,14 +1,18 @@
 import Foundation
+import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSStore
+import LLVSZones
 
 extension StoreCoordinator {
     /// Bootstraps an empty replica from the newest snapshot on the other side of
     /// ``exchange``, instead of replaying every version: only when the exchange is a
     /// `SnapshotExchange`, the store's storage supports snapshots, the store is empty (holds
-    /// no version but the empty root) and a snapshot exists. Otherwise it returns false at
-    /// once, and a normal ``exchange()`` does a full sync.
+    /// no version but the empty root), a snapshot exists, and its format is one the storage
+    /// restores. Otherwise it returns false at once — quietly, as the reference says, with
+    /// the reason in ``lastBootstrapSkipReason`` and the log — and a normal ``exchange()``
+    /// does a full sync.
     ///
     /// Chunks are staged in the cache directory and all checked before the store is
     /// touched. After the restore, the current version moves to the store's most recent head
@@ -18,8 +22,9 @@ extension StoreCoordinator {
     ///
     /// - Returns: True if a snapshot was restored.
     /// - Throws: `ExchangeError.corruptSnapshotChunk(snapshotId:index:)` for a damaged
-    ///   chunk, `ExchangeError.invalidSnapshotManifest`, `ExchangeError.snapshotNotRestorable`,
-    ///   transport and storage errors. The store is unchanged then.
+    ///   chunk, `ExchangeError.invalidSnapshotManifest`, `ExchangeError.snapshotNotRestorable`
+    ///   when a restore leaves the snapshot's latest version missing, transport and storage
+    ///   errors. The store is unchanged then.
     @discardableResult
     public func bootstrapFromSnapshot() async throws -> Bool {
         let ticket = turns.takeTicket()
@@ -45,12 +50,23 @@ extension StoreCoordinator {
     private func runBootstrap(ticket: UInt64) async throws -> Bool {
         await turns.waitForTurn(ticket)
         defer { turns.endTurn() }
-        guard let snapshotExchange = exchange as? any SnapshotExchange, store.supportsSnapshots else { return false }
-        try store.reloadHistory()
-        guard isStoreEmpty else { return false }
-        guard let manifest = try await snapshotExchange.restoreSnapshot(stagingDirectory: cacheDirectoryURL, progress: nil) else {
+        func skip(_ reason: String) -> Bool {
+            logger.info("bootstrap from a snapshot skipped, a full sync follows: \(reason)")
+            state.withLock { $0.lastBootstrapSkipReason = reason }
             return false
         }
+        guard let snapshotExchange = exchange as? any SnapshotExchange else { return skip("the exchange does not offer snapshots") }
+        guard let storage = store.storage as? any SnapshotCapable else {
+            return skip("the store's storage \(type(of: store.storage)) cannot restore snapshots")
+        }
+        try store.reloadHistory()
+        guard isStoreEmpty else { return skip("the store already holds versions") }
+        guard let manifest = try await snapshotExchange.retrieveSnapshotManifest() else { return skip("the exchange holds no snapshot") }
+        guard manifest.format == storage.snapshotFormat else {
+            return skip("snapshot \(manifest.snapshotId) is in format \(manifest.format); this store's storage restores \(storage.snapshotFormat)")
+        }
+        try await snapshotExchange.restoreSnapshot(manifest, stagingDirectory: cacheDirectoryURL, progress: nil)
+        state.withLock { $0.lastBootstrapSkipReason = nil }
         writes.withLock {
             if currentVersion == Self.emptyRootVersionID, let head = store.mostRecentHead {
                 moveCurrentVersion(to: head.id)

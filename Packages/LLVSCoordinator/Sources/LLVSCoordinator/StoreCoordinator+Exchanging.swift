@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSStore
@@ -87,7 +88,10 @@ extension StoreCoordinator {
     }
 
     /// Uploads a snapshot when the policy says one is due, the storage and the exchange
-    /// support snapshots, and the store holds more than the empty root.
+    /// support snapshots, and the store holds more than the empty root. The policy is asked
+    /// twice: with this replica's last upload, then with the exchange's latest snapshot, so
+    /// that a fresh snapshot another replica has just sent is not uploaded again (it then
+    /// counts as this replica's last snapshot).
     private func uploadSnapshotIfDue(through exchange: any Exchange) async {
         guard snapshotPolicy.enabled, store.supportsSnapshots, let snapshotExchange = exchange as? any SnapshotExchange else { return }
         let versionCount = store.queryHistory { $0.count }
@@ -98,6 +102,17 @@ extension StoreCoordinator {
             return
         }
         do {
+            if let latest = try await snapshotExchange.retrieveSnapshotManifest(),
+               !snapshotPolicy.isDue(now: now, lastSnapshot: latest.createdAt, versionCount: versionCount,
+                                     versionCountAtLastSnapshot: latest.versionCount) {
+                logger.debug("snapshot upload skipped: the exchange's latest snapshot \(latest.snapshotId) of \(latest.versionCount) versions is recent enough")
+                state.withLock { $0.lastSnapshotError = nil }
+                updatePersisted { state in
+                    state.lastSnapshotDate = latest.createdAt
+                    state.versionCountAtLastSnapshot = latest.versionCount
+                }
+                return
+            }
             let manifest = try await snapshotExchange.sendSnapshot(stagingDirectory: cacheDirectoryURL)
             state.withLock { $0.lastSnapshotError = nil }
             if let manifest {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSMerge
@@ -62,6 +63,8 @@ public final class StoreCoordinator: Sendable {
         var defaultMetadataForNewVersions: Version.Metadata = [:]
         var observers: [UUID: AsyncStream<Version.ID>.Continuation] = [:]
         var lastSnapshotError: (any Error)?
+        var lastBootstrapSkipReason: String?
+        var logger = Logger(label: "llvs.coordinator")
         var lastMergeError: (any Error)?
         var lastPersistenceError: (any Error)?
         /// Incremented whenever ``persisted`` changes, so older states are never written
@@ -220,6 +223,21 @@ public final class StoreCoordinator: Sendable {
     /// none was tried). A failed upload never fails the exchange.
     public var lastSnapshotError: (any Error)? {
         state.withLock { $0.lastSnapshotError }
+    }
+
+    /// Why the last ``bootstrapFromSnapshot()`` restored nothing (no snapshot exchange or
+    /// storage, a store that is not empty, no snapshot, or a snapshot format this storage
+    /// cannot restore), or nil when it restored one or none was tried. The same reason is
+    /// logged through ``logger``.
+    public var lastBootstrapSkipReason: String? {
+        state.withLock { $0.lastBootstrapSkipReason }
+    }
+
+    /// Where the coordinator logs what it decides on its own (a skipped bootstrap, a skipped
+    /// snapshot upload): swift-log, label `llvs.coordinator` by default.
+    public var logger: Logger {
+        get { state.withLock { $0.logger } }
+        set { state.withLock { $0.logger = newValue } }
     }
 
     /// The error of the last ``merge(metadata:headSelection:)``, or nil if it succeeded.

@@ -100,6 +100,47 @@ import Testing
         memory.exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: memory.store)
         #expect(try await !memory.bootstrapFromSnapshot())
         #expect(versionIds(of: memory.store) == [StoreCoordinator.emptyRootVersionID])
+        #expect(memory.lastBootstrapSkipReason?.contains("cannot restore snapshots") == true)
+    }
+
+    /// A snapshot in a format the storage cannot restore is skipped quietly, with the
+    /// reason recorded and logged, and a full sync then brings everything.
+    @Test func aSnapshotOfAnotherFormatFallsBackToAFullSync() async throws {
+        let shared = try TemporaryDirectory(prefix: "llvs-coordinator-shared")
+        let source = try await replicaWithSnapshot(shared.url)
+        var manifest = try snapshotManifest(in: shared.url)
+        manifest.format = "some-future-archive-9"
+        try CanonicalJSON.encode(manifest).write(to: shared.url.appendingPathComponent("snapshots/latest.json"))
+        let fresh = try SyncedReplica("fresh", sharedDirectory: shared.url)
+        #expect(try await !fresh.coordinator.bootstrapFromSnapshot(), "no error: the bootstrap steps aside")
+        #expect(fresh.coordinator.lastBootstrapSkipReason?.contains("some-future-archive-9") == true)
+        #expect(versionIds(of: fresh.coordinator.store) == [StoreCoordinator.emptyRootVersionID], "nothing was restored")
+        try await fresh.sync()
+        #expect(versionIds(of: fresh.coordinator.store) == versionIds(of: source.coordinator.store))
+        #expect(try fresh.text("OTHER") == "kept")
+    }
+
+    /// A replica whose policy says an upload is due looks at the exchange's latest
+    /// snapshot first: one another replica has just sent, of as many versions, is not sent
+    /// again, and counts as this replica's last snapshot.
+    @Test func aFreshSnapshotFromAnotherReplicaIsNotUploadedAgain() async throws {
+        let shared = try TemporaryDirectory(prefix: "llvs-coordinator-shared")
+        let everyTwo = SnapshotPolicy(enabled: true, minimumInterval: 0, minimumNewVersions: 2)
+        let first = try SyncedReplica("first", sharedDirectory: shared.url, snapshotPolicy: everyTwo)
+        for index in 0..<3 { try first.post("message \(index)") }
+        try await first.coordinator.exchange()
+        let uploaded = try snapshotManifest(in: shared.url)
+        let second = try SyncedReplica("second", sharedDirectory: shared.url, snapshotPolicy: everyTwo)
+        try await second.sync()
+        #expect(second.coordinator.lastSnapshotError == nil)
+        #expect(try snapshotManifest(in: shared.url).snapshotId == uploaded.snapshotId, "no second upload")
+        #expect(second.coordinator.lastSnapshotDate == uploaded.createdAt)
+        #expect(second.coordinator.versionCountAtLastSnapshot == uploaded.versionCount)
+        // Once it has enough versions of its own beyond that snapshot, it uploads.
+        try second.post("a")
+        try second.post("b")
+        try await second.coordinator.exchange()
+        #expect(try snapshotManifest(in: shared.url).snapshotId != uploaded.snapshotId)
     }
 
     @Test func aCorruptChunkFailsTheBootstrapAndLeavesTheStoreEmpty() async throws {

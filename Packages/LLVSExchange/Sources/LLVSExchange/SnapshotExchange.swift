@@ -75,6 +75,16 @@ extension SnapshotExchange {
     @discardableResult
     public func restoreSnapshot(stagingDirectory: URL? = nil, progress: ExchangeProgressHandler? = nil) async throws -> SnapshotManifest? {
         guard let manifest = try await retrieveSnapshotManifest() else { return nil }
+        try await restoreSnapshot(manifest, stagingDirectory: stagingDirectory, progress: progress)
+        return manifest
+    }
+
+    /// Restores the snapshot `manifest` describes (one ``retrieveSnapshotManifest()``
+    /// returned) into the store, as ``restoreSnapshot(stagingDirectory:progress:)`` does.
+    ///
+    /// - Throws: See ``restoreSnapshot(stagingDirectory:progress:)``.
+    public func restoreSnapshot(_ manifest: SnapshotManifest, stagingDirectory: URL? = nil,
+                                progress: ExchangeProgressHandler? = nil) async throws {
         try manifest.validate(location: "snapshot \(manifest.snapshotId)")
         guard let storage = store.storage as? any SnapshotCapable else {
             throw ExchangeError.snapshotNotRestorable(reason: "the store's storage \(type(of: store.storage)) is not SnapshotCapable")
@@ -112,7 +122,6 @@ extension SnapshotExchange {
         }
         report.completedVersionCount = contents.versionCount
         progress?(report)
-        return manifest
     }
 }
 
