@@ -37,6 +37,19 @@ extension KeyValueDatabase {
         return Set(try keysChanged(from: previous, to: next))
     }
 
+    /// True when this database already holds everything `other` holds: for every key,
+    /// its versions have seen all of `other`'s, so merging `other` in would change nothing
+    /// (KeyValueCRDT's `dominates(other:)`). A database dominates itself, and a backup and
+    /// its original dominate each other.
+    ///
+    /// - Complexity: Reads the registers of the keys whose stored data differs: O(keys).
+    /// - Throws: ``KeyValueDatabaseError/unreadableValue(_:reason:)`` for a corrupt value,
+    ///   or a `StoreError`.
+    public func dominates(other: KeyValueDatabase) throws -> Bool {
+        guard other !== self, let theirs = other.currentVersionId else { return true }
+        return try keysChanged(byMerging: theirs, of: other.store).isEmpty
+    }
+
     /// Merges every head of the store not on a named branch into the current version — what
     /// to call after versions arrive other than through ``merge(source:dryRun:)`` or
     /// ``sync(with:)``, for example after `exchange.retrieve()`.

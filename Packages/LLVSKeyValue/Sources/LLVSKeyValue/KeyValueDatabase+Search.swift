@@ -17,6 +17,13 @@ extension KeyValueDatabase {
         try searchIndex.search(query)
     }
 
+    /// KeyValueCRDT's spelling of ``search(for:)``.
+    ///
+    /// - Throws: See ``search(for:)``.
+    public func searchText(for query: String) throws -> [ScopedKey] {
+        try search(for: query)
+    }
+
     /// Brings the index from the version it reflects to the current one (at open).
     func catchUpSearchIndex() throws {
         try state.withLock { state in

@@ -21,6 +21,13 @@ extension KeyValueDatabase {
         try bulkWrite { try $0.writeJSON(json, to: key, scope: scope) }
     }
 
+    /// KeyValueCRDT's spelling of ``writeJSON(_:to:scope:)``.
+    ///
+    /// - Throws: See ``writeJSON(_:to:scope:)``.
+    public func writeJson(_ json: String, to key: String, scope: String = "") throws {
+        try writeJSON(json, to: key, scope: scope)
+    }
+
     /// Writes bytes.
     ///
     /// - Throws: See ``writeText(_:to:scope:)``.

@@ -32,6 +32,29 @@ import Testing
     }
 
     @Test(arguments: Location.allCases)
+    func mergeIsOneWayAndDominanceFollowsIt(_ location: Location) throws {
+        let databases = try Databases(location)
+        let alice = try databases.make(.alice), bob = try databases.make(.bob)
+        try alice.writeText("alice", to: "alice")
+        try alice.writeText("alice shared", to: "shared")
+        try bob.writeText("bob", to: "bob")
+        try bob.writeText("bob shared", to: "shared")
+        #expect(try !alice.dominates(other: bob) && !bob.dominates(other: alice))
+        try alice.merge(source: bob)
+        #expect(try alice.dominates(other: bob) && !bob.dominates(other: alice))
+        #expect(try alice.dominates(other: alice))
+        #expect(try alice.read(key: "bob").text == "bob")
+        #expect(try alice.read(key: "shared").count == 2)
+        #expect(Set(try alice.keys) == [ScopedKey(key: "alice"), ScopedKey(key: "bob"), ScopedKey(key: "shared")])
+        #expect(try bob.read(key: "alice").text == nil, "merge is one-way")
+        // KeyValueCRDT's spellings of writeJSON and search.
+        try alice.writeJson(#"{"a": 21}"#, to: "json")
+        #expect(try alice.read(key: "json").json == #"{"a": 21}"#)
+        try alice.writeText("Shall I compare thee to a summer's day?", to: "shakespeare")
+        #expect(try alice.searchText(for: "summer") == [ScopedKey(key: "shakespeare")])
+    }
+
+    @Test(arguments: Location.allCases)
     func aDeleteReadsAsANullVersion(_ location: Location) throws {
         let database = try Databases(location).make(.alice)
         try database.writeText("Hello, world!", to: "key")
@@ -77,6 +100,7 @@ import Testing
         try crdt.backup(to: backup)
         #expect(try backup.read(key: "shared").json == "42")
         #expect(try backup.read(key: "bob").count == 0, "the destination's own values are overwritten")
+        #expect(try crdt.dominates(other: backup) && backup.dominates(other: crdt))
         #expect(try crdt.merge(source: backup, dryRun: true).isEmpty, "the copy holds nothing the original lacks")
         #expect(try backup.merge(source: crdt, dryRun: true).isEmpty)
         if location == .directory, let url = backup.fileURL {
