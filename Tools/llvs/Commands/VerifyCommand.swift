@@ -63,6 +63,6 @@ struct StatsCommand: ParsableCommand {
         Output.line("branches  \(branches)\(stats.branch.map { " (on \($0))" } ?? "")")
         Output.line("HEAD      \(head.map { directory.abbreviation(of: $0) } ?? "none")")
         Output.line("values    \(values) at HEAD")
-        Output.line("on disk   \(Output.bytes(usage.bytes)) in \(usage.files) files")
+        Output.line("on disk   \(Output.bytes(usage.bytes)) in \(Output.count(usage.files, "file"))")
     }
 }
