@@ -158,7 +158,7 @@ final class SQLiteDatabase: Sendable {
     ///   being emptied or a statement is still running; the database then stays open.
     func close() throws {
         try converting("close") {
-            try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try pool.close()
         }
     }
