@@ -205,8 +205,7 @@ let modules: [Module] = [
 
     // Packages/LLVSCoordinator
     Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",
-           local: ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"],
-           external: [.product(name: "Logging", package: "swift-log")]),
+           local: ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSCoordinatorTests", kind: .test, package: "LLVSCoordinator",
            local: ["LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSTesting"],
            external: [propertyBased]),

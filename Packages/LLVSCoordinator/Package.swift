@@ -21,7 +21,6 @@ let package = Package(
         .package(path: "../LLVSExchange"),
         .package(path: "../LLVSTesting"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -32,7 +31,6 @@ let package = Package(
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -181,6 +181,7 @@ import Testing
         #expect(mistyped.status == 64)
         #expect(mistyped.stderr == "llvs: error: 'pul' is not an `llvs` command; did you mean 'pull'?\n")
         #expect(try llvs.run(["remote", "ad", "x", "y"] + store).stderr.contains("did you mean 'add'?"))
+        #expect(try llvs.run(["lgo"] + store).stderr.contains("did you mean 'log'?"), "two letters swapped are one edit")
         #expect(try llvs.run(["snapshot", "creat"] + store).stderr.contains("did you mean 'create'?"))
         #expect(try llvs.run(["xyzzy"]).stderr.hasPrefix("llvs: error: 'xyzzy' is not an `llvs` command (see `llvs --help`)"))
         let mistypedJSON = try llvs.run(["merj", "--json"] + store)

@@ -40,17 +40,24 @@ enum CommandSuggestion {
         return candidates.filter { $0.hasPrefix(word.lowercased()) }.sorted().first
     }
 
-    /// The Levenshtein distance between two strings.
+    /// The edit distance between two strings, counting an insertion, a deletion, a
+    /// substitution or a swap of two neighbouring letters (`lgo` for `log`) as one edit
+    /// (the optimal string alignment distance).
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
+        var beforePrevious: [Int] = []
         var previous = Array(0...b.count)
         for i in 1...a.count {
             var current = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
+            beforePrevious = previous
             previous = current
         }
         return previous[b.count]

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSStore
@@ -11,7 +10,7 @@ extension StoreCoordinator {
     /// `SnapshotExchange`, the store's storage supports snapshots, the store is empty (holds
     /// no version but the empty root), a snapshot exists, and its format is one the storage
     /// restores. Otherwise it returns false at once — quietly, as the reference says, with
-    /// the reason in ``lastBootstrapSkipReason`` and the log — and a normal ``exchange()``
+    /// the reason in ``lastBootstrapSkipReason`` and sent to ``logHandler`` — and a normal ``exchange()``
     /// does a full sync.
     ///
     /// Chunks are staged in the cache directory and all checked before the store is
@@ -51,7 +50,7 @@ extension StoreCoordinator {
         await turns.waitForTurn(ticket)
         defer { turns.endTurn() }
         func skip(_ reason: String) -> Bool {
-            logger.info("bootstrap from a snapshot skipped, a full sync follows: \(reason)")
+            log("bootstrap from a snapshot skipped, a full sync follows: \(reason)")
             state.withLock { $0.lastBootstrapSkipReason = reason }
             return false
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSStore
@@ -105,7 +104,7 @@ extension StoreCoordinator {
             if let latest = try await snapshotExchange.retrieveSnapshotManifest(),
                !snapshotPolicy.isDue(now: now, lastSnapshot: latest.createdAt, versionCount: versionCount,
                                      versionCountAtLastSnapshot: latest.versionCount) {
-                logger.debug("snapshot upload skipped: the exchange's latest snapshot \(latest.snapshotId) of \(latest.versionCount) versions is recent enough")
+                log("snapshot upload skipped: the exchange's latest snapshot \(latest.snapshotId) of \(latest.versionCount) versions is recent enough")
                 state.withLock { $0.lastSnapshotError = nil }
                 updatePersisted { state in
                     state.lastSnapshotDate = latest.createdAt

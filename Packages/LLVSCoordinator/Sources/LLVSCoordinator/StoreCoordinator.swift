@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSMerge
@@ -64,7 +63,7 @@ public final class StoreCoordinator: Sendable {
         var observers: [UUID: AsyncStream<Version.ID>.Continuation] = [:]
         var lastSnapshotError: (any Error)?
         var lastBootstrapSkipReason: String?
-        var logger = Logger(label: "llvs.coordinator")
+        var logHandler: (@Sendable (String) -> Void)?
         var lastMergeError: (any Error)?
         var lastPersistenceError: (any Error)?
         /// Incremented whenever ``persisted`` changes, so older states are never written
@@ -227,17 +226,24 @@ public final class StoreCoordinator: Sendable {
 
     /// Why the last ``bootstrapFromSnapshot()`` restored nothing (no snapshot exchange or
     /// storage, a store that is not empty, no snapshot, or a snapshot format this storage
-    /// cannot restore), or nil when it restored one or none was tried. The same reason is
-    /// logged through ``logger``.
+    /// cannot restore), or nil when it restored one or none was tried. The same reason goes
+    /// to ``logHandler``.
     public var lastBootstrapSkipReason: String? {
         state.withLock { $0.lastBootstrapSkipReason }
     }
 
-    /// Where the coordinator logs what it decides on its own (a skipped bootstrap, a skipped
-    /// snapshot upload): swift-log, label `llvs.coordinator` by default.
-    public var logger: Logger {
-        get { state.withLock { $0.logger } }
-        set { state.withLock { $0.logger = newValue } }
+    /// Receives a sentence for each thing the coordinator decides on its own — a skipped
+    /// bootstrap and why, a snapshot upload skipped because the exchange holds a fresh one —
+    /// for the app to log (with swift-log, `os.Logger` or `print`). Nil, the default, drops
+    /// them; the coordinator depends on no logging library.
+    public var logHandler: (@Sendable (String) -> Void)? {
+        get { state.withLock { $0.logHandler } }
+        set { state.withLock { $0.logHandler = newValue } }
+    }
+
+    /// Passes `message` to ``logHandler``.
+    func log(_ message: String) {
+        state.withLock { $0.logHandler }?(message)
     }
 
     /// The error of the last ``merge(metadata:headSelection:)``, or nil if it succeeded.

@@ -112,8 +112,11 @@ import Testing
         manifest.format = "some-future-archive-9"
         try CanonicalJSON.encode(manifest).write(to: shared.url.appendingPathComponent("snapshots/latest.json"))
         let fresh = try SyncedReplica("fresh", sharedDirectory: shared.url)
+        let logged = Locked<[String]>([])
+        fresh.coordinator.logHandler = { message in logged.withLock { $0.append(message) } }
         #expect(try await !fresh.coordinator.bootstrapFromSnapshot(), "no error: the bootstrap steps aside")
         #expect(fresh.coordinator.lastBootstrapSkipReason?.contains("some-future-archive-9") == true)
+        #expect(logged.withLock { $0 }.count == 1 && logged.withLock { $0 }[0].contains("a full sync follows"))
         #expect(versionIds(of: fresh.coordinator.store) == [StoreCoordinator.emptyRootVersionID], "nothing was restored")
         try await fresh.sync()
         #expect(versionIds(of: fresh.coordinator.store) == versionIds(of: source.coordinator.store))
