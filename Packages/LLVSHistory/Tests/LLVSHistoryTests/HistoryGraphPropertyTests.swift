@@ -46,18 +46,44 @@ import Testing
     }
 
     @Test func everyLaneIsClosedAfterTheLastVersion() async {
-        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in
-            let history = try dag.shuffledHistory()
-            var layout = HistoryGraphLayout()
-            var lines: [HistoryGraphLine] = []
-            for version in history {
-                let step = layout.place(version)
-                lines += step.leading + [step.versionLine] + (step.trailing.map { [$0] } ?? [])
-                #expect(layout.lanes.count <= dag.count, "a lane per version at most")
-            }
-            #expect(layout.lanes.isEmpty, "lanes left open: \(layout.lanes)")
-            #expect(lines == history.graphLines())
+        await propertyCheck(count: Self.cases, input: RandomDAG.generator) { dag in try Self.checkLanes(of: dag) }
+    }
+
+    /// The failure a clean-clone CI run found with seed
+    /// `lWRbzO7Wua6BqN4/ranZHrhVx1onUpHIMuzUsIuixeY=`, shrunk: three merges of the same two
+    /// roots hold six lanes for five versions, against the old bound of a lane per version,
+    /// which the layout never promised (a version's lanes collapse when it is drawn).
+    @Test func severalMergesOfTheSameParentsKeepALanePerEdge() throws {
+        for keys in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0]] {
+            let kinds = [0, 0, 7, 7, 7], firsts = [0, 0, 1, 0, 0], seconds = [0, 0, 0, 1, 1]
+            let dag = RandomDAG(steps: (0..<5).map { (kinds[$0], firsts[$0], seconds[$0], 0, keys[$0]) })
+            #expect(dag.description == "v0:root@0 v1:root@0 v2:v1+v0@0 v3:v0+v1@0 v4:v0+v1@0")
+            try Self.checkLanes(of: dag)
         }
+    }
+
+    /// After each version is placed, the lanes are exactly the edges from the versions
+    /// placed to those not placed yet: one lane per such edge (several merges of one
+    /// version each keep a lane until it is drawn, and then collapse into one), none left
+    /// over. At the end no lane is open, and the lines are `graphLines()`'s.
+    static func checkLanes(of dag: RandomDAG) throws {
+        let history = try dag.shuffledHistory()
+        var layout = HistoryGraphLayout()
+        var lines: [HistoryGraphLine] = []
+        var placed: Set<Version.ID> = []
+        var awaited: [Version.ID: Int] = [:]
+        for version in history {
+            let step = layout.place(version)
+            lines += step.leading + [step.versionLine] + (step.trailing.map { [$0] } ?? [])
+            placed.insert(version.id)
+            awaited[version.id] = nil
+            for predecessor in version.predecessorIds { awaited[predecessor, default: 0] += 1 }
+            let lanes = Dictionary(layout.lanes.map { ($0, 1) }, uniquingKeysWith: +)
+            #expect(lanes == awaited, "a lane per edge into a version not drawn yet, after \(version.id)")
+            #expect(layout.lanes.allSatisfy { !placed.contains($0) }, "no lane waits for a version already drawn")
+        }
+        #expect(layout.lanes.isEmpty, "lanes left open: \(layout.lanes)")
+        #expect(lines == history.graphLines())
     }
 
     @Test func aLimitCutsTheDrawingAfterThatManyVersionLines() async {
