@@ -164,6 +164,23 @@ import Testing
         #expect(try llvs.succeed(["get", "colour"] + b).text == "orange")
     }
 
+    /// A store whose data was deleted under it is damaged, not intact: `state.json` still
+    /// names the HEAD the data held.
+    @Test func verifyReportsAHeadTheStoreNoLongerHolds() throws {
+        let scratch = try ScratchDirectory()
+        let llvs = try ToolRunner("llvs")
+        let store = ["--store", scratch.path("s")]
+        try llvs.succeed(["init", "--storage", "sqlite"] + store)
+        try llvs.succeed(["put", "k", "v"] + store)
+        let data = scratch.url.appendingPathComponent("s/store")
+        for name in try FileManager.default.contentsOfDirectory(atPath: data.path) where name.hasPrefix("llvs-store.sqlite") {
+            try FileManager.default.removeItem(at: data.appendingPathComponent(name))
+        }
+        let verify = try llvs.run(["verify"] + store)
+        #expect(verify.status == 6, "\(verify.status) \(verify.text) \(verify.stderr)")
+        #expect(verify.text.contains("HEAD names this version"))
+    }
+
     @Test func theSmallThings() throws {
         let scratch = try ScratchDirectory()
         let llvs = try ToolRunner("llvs")
@@ -175,6 +192,11 @@ import Testing
         // log -n N, as documented.
         #expect(try llvs.succeed(["log", "-n", "1", "--json"] + store).array().count == 1)
         #expect(try llvs.succeed(["log", "--limit", "2", "--json"] + store).array().count == 2)
+
+        // Ancestry counts whose sum overflows name no version (they trapped, exit 132).
+        let overflowing = try llvs.run(["get", "k", "--at", "HEAD~9223372036854775807~1"] + store)
+        #expect(overflowing.status == 3 && overflowing.stderr.hasPrefix("llvs: error: "), "\(overflowing.status) \(overflowing.stderr)")
+        #expect(try llvs.run(["get", "k", "--at", "HEAD~1"] + store).text == "v")
 
         // A mistyped command gets a suggestion, in the one error style, status 64.
         let mistyped = try llvs.run(["pul", scratch.path("x")] + store)

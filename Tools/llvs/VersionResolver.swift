@@ -29,7 +29,7 @@ extension StoreDirectory {
     }
 
     /// Splits `name~3` into (`name`, 3) and `name^^` into (`name`, 2); a suffix that is not
-    /// a count is an unknown version.
+    /// a count, or counts whose sum overflows, is an unknown version.
     static func splitAncestry(_ name: String) throws -> (String, Int) {
         if let tilde = name.lastIndex(of: "~") {
             let count = name[name.index(after: tilde)...]
@@ -37,7 +37,10 @@ extension StoreDirectory {
                 throw CLIError.unknownVersion(name)
             }
             let (base, more) = try splitAncestry(String(name[..<tilde]))
-            return (base, more + steps)
+            // Counts beyond any history name no version; their sum must not trap either.
+            let (total, overflowed) = more.addingReportingOverflow(steps)
+            guard !overflowed else { throw CLIError.unknownVersion(name) }
+            return (base, total)
         }
         var base = Substring(name), steps = 0
         while base.count > 1, base.hasSuffix("^") { base = base.dropLast(); steps += 1 }

@@ -6,15 +6,20 @@ import LLVS
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Check that every version's map and values are readable and consistent.",
-        discussion: "Exits with status 6 and lists every problem (version, value, reason) when something is damaged.")
+        discussion: "Exits with status 6 and lists every problem (version, value, reason) when something is damaged, including a HEAD the store no longer holds.")
 
     @OptionGroup var options: StoreOptions
 
     func run() throws {
         let directory = try options.open(locking: false)
         let bar = ProgressBar("verify", json: options.json)
-        let report = directory.store.verify { checked, total in bar.update(completed: checked, total: total, unit: "versions") }
+        var report = directory.store.verify { checked, total in bar.update(completed: checked, total: total, unit: "versions") }
         bar.finish()
+        // The store's own check cannot see that its data was deleted or replaced: the
+        // directory's state still names the version HEAD was.
+        if let head = directory.state.head, !directory.store.historyIncludesVersions(identifiedBy: [head]) {
+            report.problems.append(.init(versionId: head, reason: "HEAD names this version (state.json), but the store does not hold it: its data was deleted or replaced"))
+        }
         if options.json {
             try Output.json(report)
         } else {
