@@ -29,12 +29,10 @@ extension KeyValueDatabase {
         if dryRun { return try keysChanged(byMerging: sourceHead, of: source.store) }
         try checkOpen()
         if source.store !== store { try copyVersions(of: source.store) }
-        let moved = try moveHead { head in
+        return Set(try moveHead(reportingChangedKeys: true) { head in
             guard let head else { return sourceHead }
             return try store.merge(version: head, with: sourceHead, resolvingWith: arbiter).id
-        }
-        guard let (previous, next) = moved else { return [] }
-        return Set(try keysChanged(from: previous, to: next))
+        })
     }
 
     /// True when this database already holds everything `other` holds: for every key,
@@ -94,9 +92,11 @@ extension KeyValueDatabase {
     }
 
     /// Moves the current version to what `newHead` returns, brings the index along, and
-    /// tells observers which keys changed. Returns the move, or nil when the head stayed.
+    /// tells observers which keys changed. Returns those keys when observers or
+    /// `reportingChangedKeys` asked for them (worked out once, from the store's diff), else
+    /// none.
     @discardableResult
-    func moveHead(_ newHead: (LLVSCore.Version.ID?) throws -> LLVSCore.Version.ID?) throws -> (LLVSCore.Version.ID?, LLVSCore.Version.ID)? {
+    func moveHead(reportingChangedKeys: Bool = false, _ newHead: (LLVSCore.Version.ID?) throws -> LLVSCore.Version.ID?) throws -> [ScopedKey] {
         let moved = try state.withLock { state throws -> (LLVSCore.Version.ID?, LLVSCore.Version.ID)? in
             guard !state.closed else { throw KeyValueDatabaseError.closed }
             let previous = state.head
@@ -105,10 +105,11 @@ extension KeyValueDatabase {
             try reindex(from: previous, to: next)
             return (previous, next)
         }
-        if let (previous, next) = moved, observers.isObserved {
-            notifyObservers(of: try keysChanged(from: previous, to: next), at: next)
-        }
-        return moved
+        let observed = observers.isObserved
+        guard let (previous, next) = moved, observed || reportingChangedKeys else { return [] }
+        let changed = try keysChanged(from: previous, to: next)
+        if observed { notifyObservers(of: changed, at: next) }
+        return changed
     }
 
     /// The keys whose registers differ between two versions of the store.

@@ -1,4 +1,5 @@
 import Foundation
+import LLVSExchange
 import LLVSKeyValue
 import LLVSTesting
 import Testing
@@ -163,6 +164,27 @@ import Testing
         try fresh.merge(source: labelledOne)
         #expect(try fresh.applicationIdentifier == version2)
         #expect(try fresh.read(key: "Alice").text == "from Alice")
+    }
+
+    /// Versions that arrive through an exchange are checked as a merge is: a sync that
+    /// brings another application's head merges nothing.
+    @Test func aSyncBringingAnotherApplicationsDataMergesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let notes = try KeyValueDatabase(fileURL: nil, author: .alice), other = try KeyValueDatabase(fileURL: nil, author: .bob)
+        try notes.setApplicationIdentifier(ApplicationIdentifier(id: "org.example.notes", majorVersion: 1, minorVersion: 0))
+        try notes.writeText("mine", to: "k")
+        try other.setApplicationIdentifier(ApplicationIdentifier(id: "org.example.other", majorVersion: 1, minorVersion: 0))
+        try other.writeText("theirs", to: "k")
+        let shared = directory.file("shared")
+        try await other.sync(with: FileSystemExchange(rootDirectoryURL: shared, store: other.store))
+        let before = notes.currentVersionId
+        await #expect(throws: KeyValueDatabaseError.self) {
+            try await notes.sync(with: FileSystemExchange(rootDirectoryURL: shared, store: notes.store))
+        }
+        #expect(notes.currentVersionId == before)
+        #expect(try notes.read(key: "k").text == "mine")
+        #expect(throws: KeyValueDatabaseError.self) { try notes.mergeHeads() }
+        #expect(notes.currentVersionId == before)
     }
 
     @Test(arguments: Location.allCases)
