@@ -42,6 +42,7 @@ public final class PostgresSyncStorage: SyncStorage {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(742000001)", logger: logger)
                 for statement in Self.schema { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await Self.migrateIdentifiersToBytes(connection, logger: logger)
             }
         } catch {
             runner.cancel()
@@ -61,7 +62,7 @@ public final class PostgresSyncStorage: SyncStorage {
     static let schema = [
         "CREATE TABLE IF NOT EXISTS llvs_stores (name TEXT PRIMARY KEY, identity TEXT NOT NULL, last_sequence BIGINT NOT NULL)",
         """
-        CREATE TABLE IF NOT EXISTS llvs_versions (store TEXT NOT NULL, sequence BIGINT NOT NULL, id TEXT NOT NULL, record BYTEA NOT NULL,
+        CREATE TABLE IF NOT EXISTS llvs_versions (store TEXT NOT NULL, sequence BIGINT NOT NULL, id BYTEA NOT NULL, record BYTEA NOT NULL,
             changes BYTEA NOT NULL, PRIMARY KEY (store, id), UNIQUE (store, sequence))
         """,
         "CREATE TABLE IF NOT EXISTS llvs_snapshots (store TEXT PRIMARY KEY, snapshot_id TEXT NOT NULL, previous_id TEXT, manifest BYTEA NOT NULL)",
@@ -70,6 +71,41 @@ public final class PostgresSyncStorage: SyncStorage {
             data BYTEA NOT NULL, PRIMARY KEY (store, snapshot_id, chunk_index))
         """,
     ]
+
+    /// Converts a database made before identifiers were stored as bytes: `llvs_versions.id`
+    /// was `TEXT` (which cannot hold NUL), and becomes `BYTEA` holding each identifier's
+    /// UTF-8 bytes (`convert_to(id, 'UTF8')`), so every row is kept. Idempotent; runs under
+    /// the schema's advisory lock.
+    static func migrateIdentifiersToBytes(_ connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query("""
+            SELECT data_type FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = 'llvs_versions' AND column_name = 'id'
+            """, logger: logger)
+        var type: String?
+        for try await name in rows.decode(String.self) { type = name }
+        guard let type, type != "bytea" else { return }
+        try await connection.query("ALTER TABLE llvs_versions ALTER COLUMN id TYPE BYTEA USING convert_to(id, 'UTF8')", logger: logger)
+    }
+
+    /// Runs `statements` in order on one connection to the database at `url`, outside any
+    /// storage and its schema: the tests create databases, and tables of older schemas, with it.
+    static func execute(_ statements: [String], url: String, logger: Logger = Logger(label: "llvs.postgres")) async throws {
+        let client = PostgresClient(configuration: try configuration(url), backgroundLogger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await client.withConnection { connection in
+                for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            }
+        }
+    }
+
+    /// A version identifier as stored: its UTF-8 bytes (SPEC.md section 1), so that any
+    /// identifier, NUL included, is kept and compared byte for byte.
+    static func bytes(_ id: Version.ID) -> ByteBuffer { ByteBuffer(bytes: Array(id.rawValue.utf8)) }
+
+    /// A version identifier read back from its bytes (written from a Swift string, so valid UTF-8).
+    static func identifier(_ bytes: Data) -> Version.ID { Version.ID(String(decoding: bytes, as: UTF8.self)) }
 
     // MARK: URL
 
@@ -121,8 +157,21 @@ public final class PostgresSyncStorage: SyncStorage {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
+            if let refusal = Self.refusal(error) { throw refusal }
             throw SyncStorageError.unavailable("\(description): \(Self.describe(error))")
         }
+    }
+
+    /// The refusal of a value PostgreSQL cannot take, when `error` (or the error of a
+    /// transaction's body) is one: a data exception (SQLSTATE class 22, such as 22021, a
+    /// NUL or byte sequence invalid in text, or 22P05, an untranslatable character) or a
+    /// program limit (54000, such as an index row too large). Such a request fails
+    /// whenever it is retried, so it is the client's error, not an unavailable storage.
+    static func refusal(_ error: any Error) -> SyncStorageError? {
+        let underlying = (error as? PostgresTransactionError)?.closureError ?? error
+        guard let error = underlying as? PSQLError, let state = error.serverInfo?[.sqlState],
+              state.hasPrefix("22") || state == "54000" else { return nil }
+        return .invalidInput("PostgreSQL cannot store a value of this request (SQLSTATE \(state)): \(describe(error))")
     }
 
     private func storeRow(_ connection: PostgresConnection, _ store: SyncStoreName, locking: Bool = false) async throws -> (identity: String, last: Int64)? {
@@ -166,7 +215,7 @@ public final class PostgresSyncStorage: SyncStorage {
                     ORDER BY sequence LIMIT \(limit + 1)
                     """, logger: logger)
                 var listed: [(sequence: Int64, id: Version.ID)] = []
-                for try await (sequence, id) in rows.decode((Int64, String).self) { listed.append((sequence, Version.ID(id))) }
+                for try await (sequence, id) in rows.decode((Int64, Data).self) { listed.append((sequence, Self.identifier(id))) }
                 return SyncListing.page(listed, identity: row.identity, start: start, limit: limit)
             }
         }
@@ -198,9 +247,9 @@ public final class PostgresSyncStorage: SyncStorage {
     private func records(_ connection: PostgresConnection, _ store: SyncStoreName, _ ids: [Version.ID]) async throws -> [(Version.ID, Data)] {
         guard !ids.isEmpty else { return [] }
         let rows = try await connection.query(
-            "SELECT id, record FROM llvs_versions WHERE store = \(store.rawValue) AND id = ANY(\(ids.map(\.rawValue)))", logger: logger)
+            "SELECT id, record FROM llvs_versions WHERE store = \(store.rawValue) AND id = ANY(\(ids.map(Self.bytes))::BYTEA[])", logger: logger)
         var result: [(Version.ID, Data)] = []
-        for try await (id, record) in rows.decode((String, Data).self) { result.append((Version.ID(id), record)) }
+        for try await (id, record) in rows.decode((Data, Data).self) { result.append((Self.identifier(id), record)) }
         return result
     }
 
@@ -211,9 +260,9 @@ public final class PostgresSyncStorage: SyncStorage {
         guard !ids.isEmpty else { return [] }
         return try await guarded {
             let rows = try await client.query(
-                "SELECT id, changes FROM llvs_versions WHERE store = \(store.rawValue) AND id = ANY(\(ids.map(\.rawValue)))", logger: logger)
+                "SELECT id, changes FROM llvs_versions WHERE store = \(store.rawValue) AND id = ANY(\(ids.map(Self.bytes))::BYTEA[])", logger: logger)
             var result: [(Version.ID, Data)] = []
-            for try await (id, changes) in rows.decode((String, Data).self) { result.append((Version.ID(id), changes)) }
+            for try await (id, changes) in rows.decode((Data, Data).self) { result.append((Self.identifier(id), changes)) }
             return result
         }
     }
@@ -232,12 +281,12 @@ public final class PostgresSyncStorage: SyncStorage {
                 let last = row.last + Int64(plan.toInsert.count)
                 if !plan.toInsert.isEmpty {
                     let sequences = (1...Int64(plan.toInsert.count)).map { row.last + $0 }
-                    let ids = plan.toInsert.map(\.id.rawValue)
+                    let ids = plan.toInsert.map { Self.bytes($0.id) }
                     let records = plan.toInsert.map { ByteBuffer(bytes: $0.record) }
                     let changes = plan.toInsert.map { ByteBuffer(bytes: $0.changes) }
                     try await connection.query("""
                         INSERT INTO llvs_versions (store, sequence, id, record, changes)
-                        SELECT \(store.rawValue), * FROM unnest(\(sequences)::BIGINT[], \(ids)::TEXT[], \(records)::BYTEA[], \(changes)::BYTEA[])
+                        SELECT \(store.rawValue), * FROM unnest(\(sequences)::BIGINT[], \(ids)::BYTEA[], \(records)::BYTEA[], \(changes)::BYTEA[])
                         """, logger: logger)
                     try await connection.query("UPDATE llvs_stores SET last_sequence = \(last) WHERE name = \(store.rawValue)", logger: logger)
                 }

@@ -28,7 +28,7 @@ struct SyncHTTPError: HTTPResponseError {
         switch error {
         case .unknownPredecessors:
             self.init(.unknownPredecessors, error.description)
-        case .conflictingVersion, .invalidSnapshot:
+        case .conflictingVersion, .invalidSnapshot, .invalidInput:
             self.init(.invalidContent, error.description)
         case .unsupported:
             self.init(.unsupported, error.description)

@@ -9,7 +9,8 @@ import LLVSSyncProtocol
 /// sequence numbers follow commit order.
 ///
 /// Tables (SPEC.md section 15): `llvs_stores(name, identity, last_sequence)`,
-/// `llvs_versions(store, sequence, id, record, changes)`, `llvs_snapshots(store,
+/// `llvs_versions(store, sequence, id, record, changes)` (`id` the BLOB of the version
+/// identifier's UTF-8 bytes, so any identifier, NUL included, is kept byte for byte), `llvs_snapshots(store,
 /// snapshot_id, previous_id, manifest)` and `llvs_snapshot_chunks(store, snapshot_id,
 /// chunk_index, data)`.
 public final class SQLiteSyncStorage: SyncStorage {
@@ -19,10 +20,12 @@ public final class SQLiteSyncStorage: SyncStorage {
     public let fileURL: URL
     private let pool: DatabasePool
 
-    /// Opens (creating if needed) the database at `fileURL` and its tables.
+    /// Opens (creating if needed) the database at `fileURL`, creating its tables or
+    /// migrating an older schema (``migrator``).
     ///
     /// - Throws: ``SyncStorageError/unavailable(_:)`` naming the file when it cannot be
-    ///   opened or is not a sync server database.
+    ///   opened, is not a sync server database, or was written by a newer version of the
+    ///   server (it lists a migration this one does not know).
     public init(fileURL: URL) throws {
         self.fileURL = fileURL
         var configuration = Configuration()
@@ -30,13 +33,56 @@ public final class SQLiteSyncStorage: SyncStorage {
         do {
             try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             pool = try DatabasePool(path: fileURL.path, configuration: configuration)
-            try pool.write { db in try Self.createTables(db) }
         } catch {
             throw SyncStorageError.unavailable("cannot open \(fileURL.path): \(error)")
         }
+        try Self.migrate(pool, fileURL: fileURL)
     }
 
-    static func createTables(_ db: Database) throws {
+    /// The schema's migrations (SPEC.md section 15), recorded in GRDB's `grdb_migrations`:
+    /// `v1` creates the tables with text identifiers (a database made before migrations
+    /// were recorded has them already, and `v1` leaves them as they are); `v2` rebuilds
+    /// `llvs_versions` with `id` as a BLOB of the identifier's UTF-8 bytes, so that every
+    /// identifier, NUL included, is stored and compared byte for byte (GRDB binds a text
+    /// as a C string, which ends at the first NUL).
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try createVersion1Tables(db) }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE llvs_versions_v2 (
+                    store TEXT NOT NULL, sequence INTEGER NOT NULL, id BLOB NOT NULL, record BLOB NOT NULL, changes BLOB NOT NULL,
+                    PRIMARY KEY (store, id), UNIQUE (store, sequence));
+                INSERT INTO llvs_versions_v2 (store, sequence, id, record, changes)
+                    SELECT store, sequence, CAST(id AS BLOB), record, changes FROM llvs_versions;
+                DROP TABLE llvs_versions;
+                ALTER TABLE llvs_versions_v2 RENAME TO llvs_versions;
+                """)
+        }
+        return migrator
+    }
+
+    /// Runs the migrations `pool` lacks, refusing a database from a newer server.
+    private static func migrate(_ pool: DatabasePool, fileURL: URL) throws {
+        let migrator = Self.migrator
+        let superseded: Bool
+        do {
+            superseded = try pool.read { db in try migrator.hasBeenSuperseded(db) }
+        } catch {
+            throw SyncStorageError.unavailable("cannot read \(fileURL.path): \(error)")
+        }
+        guard !superseded else {
+            throw SyncStorageError.unavailable("\(fileURL.path) was written by a newer version of the server (it lists migrations this one does not know)")
+        }
+        do {
+            try migrator.migrate(pool)
+        } catch {
+            throw SyncStorageError.unavailable("cannot migrate \(fileURL.path): \(error)")
+        }
+    }
+
+    /// The tables of schema `v1` (identifiers as text), as servers before `v2` made them.
+    static func createVersion1Tables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS llvs_stores (
                 name TEXT PRIMARY KEY NOT NULL, identity TEXT NOT NULL, last_sequence INTEGER NOT NULL);
@@ -50,6 +96,21 @@ public final class SQLiteSyncStorage: SyncStorage {
                 PRIMARY KEY (store, snapshot_id, chunk_index));
             """)
     }
+
+    /// Runs `sql` (several statements allowed) on the database at `fileURL`, outside any
+    /// storage and its migrations: the tests build databases of older schemas with it.
+    static func execute(_ sql: String, inDatabaseAt fileURL: URL) throws {
+        let queue = try DatabaseQueue(path: fileURL.path)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+    }
+
+    /// A version identifier as stored: the BLOB of its UTF-8 bytes.
+    static func blob(_ id: Version.ID) -> Data { Data(id.rawValue.utf8) }
+
+    /// A version identifier read back from its BLOB (every stored BLOB is valid UTF-8:
+    /// it was written from a Swift string, or converted from a text column).
+    static func identifier(_ blob: Data) -> Version.ID { Version.ID(String(decoding: blob, as: UTF8.self)) }
 
     /// Runs a read, mapping database errors to ``SyncStorageError/unavailable(_:)``.
     private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
@@ -79,7 +140,7 @@ public final class SQLiteSyncStorage: SyncStorage {
 
     private static func storeRow(_ db: Database, _ store: SyncStoreName) throws -> (identity: String, last: Int64)? {
         try Row.fetchOne(db, sql: "SELECT identity, last_sequence FROM llvs_stores WHERE name = ?", arguments: [store.rawValue])
-            .map { ($0["identity"], $0["last_sequence"]) }
+            .map { (try $0.decode(String.self, forColumn: "identity"), try $0.decode(Int64.self, forColumn: "last_sequence")) }
     }
 
     private static func ensureStore(_ db: Database, _ store: SyncStoreName) throws -> (identity: String, last: Int64) {
@@ -106,7 +167,8 @@ public final class SQLiteSyncStorage: SyncStorage {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT sequence, id FROM llvs_versions WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?
                 """, arguments: [store.rawValue, start, limit + 1])
-            return SyncListing.page(rows.map { (sequence: $0["sequence"] as Int64, id: Version.ID($0["id"] as String)) },
+            return SyncListing.page(try rows.map { (sequence: try $0.decode(Int64.self, forColumn: "sequence"),
+                                                     id: Self.identifier(try $0.decode(Data.self, forColumn: "id"))) },
                                     identity: row.identity, start: start, limit: limit)
         }
     }
@@ -147,9 +209,11 @@ public final class SQLiteSyncStorage: SyncStorage {
         for start in stride(from: 0, to: ids.count, by: 500) {
             let slice = ids[start..<min(start + 500, ids.count)]
             let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            let arguments = StatementArguments([store.rawValue] + slice.map(\.rawValue))
+            let arguments = StatementArguments([store.rawValue.databaseValue] + slice.map { Self.blob($0).databaseValue })
             let rows = try Row.fetchAll(db, sql: "SELECT id, \(column) FROM llvs_versions WHERE store = ? AND id IN (\(placeholders))", arguments: arguments)
-            for row in rows { result.append((Version.ID(row["id"] as String), row[column] as Data)) }
+            for row in rows {
+                result.append((Self.identifier(try row.decode(Data.self, forColumn: "id")), try row.decode(Data.self, forColumn: column)))
+            }
         }
         return result
     }
@@ -166,7 +230,7 @@ public final class SQLiteSyncStorage: SyncStorage {
             let statement = try db.cachedStatement(sql: "INSERT INTO llvs_versions (store, sequence, id, record, changes) VALUES (?, ?, ?, ?, ?)")
             for version in plan.toInsert {
                 row.last += 1
-                try statement.execute(arguments: [store.rawValue, row.last, version.id.rawValue, version.record, version.changes])
+                try statement.execute(arguments: [store.rawValue, row.last, Self.blob(version.id), version.record, version.changes])
             }
             try db.execute(sql: "UPDATE llvs_stores SET last_sequence = ? WHERE name = ?", arguments: [row.last, store.rawValue])
             return SyncPushOutcome(added: plan.toInsert.map(\.id), alreadyPresentCount: plan.alreadyPresentCount,

@@ -108,8 +108,9 @@ public final class StoreSyncStorage: SyncStorage {
     /// See ``SyncStorage/push(_:to:)``.
     ///
     /// - Throws: ``SyncStorageError/unknownPredecessors(_:)``, ``SyncStorageError/conflictingVersion(_:)``,
-    ///   ``SyncStorageError/unsupported(_:)``, ``SyncStorageError/unavailable(_:)`` (the store
-    ///   refused a version, for example changes that contradict its predecessors).
+    ///   ``SyncStorageError/unsupported(_:)``, ``SyncStorageError/invalidInput(_:)`` (the store
+    ///   refused a version, for example changes that contradict its predecessors),
+    ///   ``SyncStorageError/unavailable(_:)`` (the store's storage failed).
     public func push(_ versions: [StoredVersion], to name: SyncStoreName) async throws -> SyncPushOutcome {
         try check(name)
         let identity = self.identity
@@ -129,12 +130,25 @@ public final class StoreSyncStorage: SyncStorage {
                     valueChanges: CanonicalJSON.decode([Value.Change].self, from: version.changes))
                 do {
                     if try store.addVersion(message.version, storing: message.valueChanges) { added.append(version.id) }
+                } catch let error as StoreError where Self.isRefusalOfInput(error) {
+                    throw SyncStorageError.invalidInput("the store refused version \(version.id): \(error)")
                 } catch {
                     throw SyncStorageError.unavailable("the store refused version \(version.id): \(error)")
                 }
             }
             return SyncPushOutcome(added: added, alreadyPresentCount: versions.count - added.count,
                                    cursor: SyncCursor(storeIdentity: identity, sequence: Int64(store.queryHistory(\.count))))
+        }
+    }
+
+    /// True for the store's refusals of what a push holds (they would recur on a retry), as
+    /// opposed to failures of the store's storage.
+    static func isRefusalOfInput(_ error: StoreError) -> Bool {
+        switch error {
+        case .unknownPredecessor, .conflictingChanges, .invalidPreservedReference, .conflictingVersion, .history:
+            return true
+        default:
+            return false
         }
     }
 

@@ -43,9 +43,9 @@ public protocol SyncStorage: Sendable {
 
     /// Stores the versions atomically, skipping those stored already.
     ///
-    /// - Throws: ``SyncStorageError/unknownPredecessors(_:)`` or
-    ///   ``SyncStorageError/conflictingVersion(_:)`` (nothing is stored then),
-    ///   ``SyncStorageError/unavailable(_:)``.
+    /// - Throws: ``SyncStorageError/unknownPredecessors(_:)``,
+    ///   ``SyncStorageError/conflictingVersion(_:)`` or ``SyncStorageError/invalidInput(_:)``
+    ///   (nothing is stored then), ``SyncStorageError/unavailable(_:)``.
     func push(_ versions: [StoredVersion], to store: SyncStoreName) async throws -> SyncPushOutcome
 
     /// The newest published snapshot's manifest (canonical JSON), or nil.
@@ -119,6 +119,9 @@ public enum SyncStorageError: Error, Hashable, CustomStringConvertible {
     case invalidSnapshot(String)
     /// The storage does not offer this operation.
     case unsupported(String)
+    /// The request holds something the storage cannot store (the reason names it); the
+    /// same request would fail again, so it is the client's error (422 `invalidContent`).
+    case invalidInput(String)
     /// The database failed or cannot be reached.
     case unavailable(String)
 
@@ -134,6 +137,8 @@ public enum SyncStorageError: Error, Hashable, CustomStringConvertible {
             return "The snapshot cannot be published: \(reason)"
         case .unsupported(let what):
             return what
+        case .invalidInput(let reason):
+            return "The request cannot be stored: \(reason)"
         case .unavailable(let reason):
             return "The storage is unavailable: \(reason)"
         }
