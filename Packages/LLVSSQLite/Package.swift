@@ -36,6 +36,7 @@ let package = Package(
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

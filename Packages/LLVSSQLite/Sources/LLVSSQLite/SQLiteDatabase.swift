@@ -41,11 +41,55 @@ final class SQLiteDatabase: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2") { db in try migrateToChecksummedBlobs(db) }
         return migrator
     }
 
+    /// Migration `v2`: identifiers become BLOBs of their UTF-8 bytes (GRDB binds a `String`
+    /// as C text, which ends at the first NUL, so `"a\0b"` and `"a"` were one key), and every
+    /// item and version record gets a checksum (``SQLiteRowChecksum``) that reads verify.
+    /// Existing rows are copied with their checksums computed now.
+    static func migrateToChecksummedBlobs(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE zone_item_v2 (
+                zone INTEGER NOT NULL,
+                version BLOB NOT NULL,
+                key BLOB NOT NULL,
+                data BLOB NOT NULL,
+                checksum BLOB NOT NULL,
+                PRIMARY KEY (zone, version, key)
+            ) WITHOUT ROWID;
+            """)
+        let insertItem = try db.makeStatement(sql: "INSERT OR IGNORE INTO zone_item_v2 (zone, version, key, data, checksum) VALUES (?, ?, ?, ?, ?)")
+        let items = try Row.fetchCursor(db, sql: """
+            SELECT zone, CAST(version AS BLOB) AS version, CAST(key AS BLOB) AS key, data
+            FROM zone_item ORDER BY zone, version, key
+            """)
+        while let row = try items.next() {
+            guard let zone = row.integer(at: 0).flatMap { Int(exactly: $0) }, let version = row.bytes(at: 1), let key = row.bytes(at: 2),
+                  let data = row.bytes(at: 3) else {
+                throw ZoneError.corrupt(path: "zone_item", reason: "a row of the v1 schema has a missing or mistyped column")
+            }
+            let checksum = SQLiteRowChecksum.item(zone: zone, version: version, key: key, data: data)
+            try insertItem.execute(arguments: [zone, version, key, data, checksum])
+        }
+        try db.execute(sql: """
+            DROP TABLE zone_item;
+            ALTER TABLE zone_item_v2 RENAME TO zone_item;
+            ALTER TABLE version_record ADD COLUMN checksum BLOB NOT NULL DEFAULT x'';
+            """)
+        let updateRecord = try db.makeStatement(sql: "UPDATE version_record SET checksum = ? WHERE sequence = ?")
+        let records = try Row.fetchCursor(db, sql: "SELECT sequence, record FROM version_record ORDER BY sequence")
+        while let row = try records.next() {
+            guard let sequence = row.integer(at: 0), let record = row.bytes(at: 1) else {
+                throw ZoneError.corrupt(path: "version_record", reason: "a row of the v1 schema has a missing or mistyped column")
+            }
+            try updateRecord.execute(arguments: [SQLiteRowChecksum.record(record), sequence])
+        }
+    }
+
     /// Opens (creating and migrating if needed) the database in `rootDirectoryURL`.
-    static func open(rootDirectoryURL: URL, busyTimeout: TimeInterval) throws -> SQLiteDatabase {
+    static func open(rootDirectoryURL: URL, busyTimeout: TimeInterval, durability: SQLiteStorage.Durability = .full) throws -> SQLiteDatabase {
         let path = rootDirectoryURL.appendingPathComponent(SQLiteStorage.databaseFileName).path
         do {
             try FileManager.default.createDirectory(at: rootDirectoryURL, withIntermediateDirectories: true)
@@ -76,6 +120,8 @@ final class SQLiteDatabase: Sendable {
                 throw ZoneError.unsupportedFormat(path: path, found: "schema migrations \(applied.sorted()) from a newer LLVS")
             }
             try migrate(pool, with: migrator)
+            // After the pool's setup, which leaves the writer at GRDB's `NORMAL`.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability.synchronousPragma)") }
         } catch let error as ZoneError {
             throw error
         } catch {

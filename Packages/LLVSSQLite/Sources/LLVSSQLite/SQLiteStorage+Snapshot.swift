@@ -26,7 +26,7 @@ extension SQLiteStorage: SnapshotCapable {
     ///
     /// - Throws: ``ZoneError`` when the database cannot be copied or read, or what `sink` throws.
     public func writeSnapshot(ofStoreAt rootDirectoryURL: URL, to sink: (Data) throws -> Void) throws -> SnapshotArchiveSummary {
-        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout)
+        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout, durability: durability)
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-sqlite-snapshot-\(DurableFile.uniqueName()).sqlite")
         defer { try? FileManager.default.removeItem(at: copy) }
         try database.writeWithoutTransaction("copy") { db in
@@ -69,7 +69,7 @@ extension SQLiteStorage: SnapshotCapable {
             throw ZoneError.corrupt(path: location, reason: "the database bytes fail their SHA-256 checksum")
         }
         let root = rootDirectoryURL.standardizedFileURL
-        let database = try SQLiteDatabase.open(rootDirectoryURL: root, busyTimeout: busyTimeout)
+        let database = try SQLiteDatabase.open(rootDirectoryURL: root, busyTimeout: busyTimeout, durability: durability)
         let staged = root.appendingPathComponent(".snapshot-restore-\(DurableFile.uniqueName()).sqlite")
         defer { try? FileManager.default.removeItem(at: staged) }
         do {
@@ -82,30 +82,32 @@ extension SQLiteStorage: SnapshotCapable {
             try db.execute(sql: "ATTACH DATABASE ? AS snapshot", arguments: [staged.path])
             defer { try? db.execute(sql: "DETACH DATABASE snapshot") }
             try db.inTransaction {
-                try db.execute(sql: "INSERT OR IGNORE INTO zone_item (zone, version, key, data) SELECT zone, version, key, data FROM snapshot.zone_item")
-                try db.execute(sql: "INSERT INTO version_record (record) SELECT record FROM snapshot.version_record ORDER BY sequence")
+                try db.execute(sql: "INSERT OR IGNORE INTO zone_item (zone, version, key, data, checksum) SELECT zone, version, key, data, checksum FROM snapshot.zone_item")
+                try db.execute(sql: "INSERT INTO version_record (record, checksum) SELECT record, checksum FROM snapshot.version_record ORDER BY sequence")
                 return .commit
             }
         }
         return SnapshotArchiveSummary(versionRecordCount: versionCount, entryCount: 1, byteCount: Int64(archive.count))
     }
 
-    /// Opens a staged database read-only and checks it; returns its number of version records.
+    /// Checks a staged database and brings an archive of an older schema up to date (the
+    /// staged file is a private copy); returns its number of version records.
     private static func checkStagedDatabase(at url: URL, location: String) throws -> Int {
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            return try DatabaseQueue(path: url.path, configuration: configuration).read { db in
+            let queue = try DatabaseQueue(path: url.path)
+            let migrator = SQLiteDatabase.migrator
+            try queue.read { db in
                 let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
                 guard integrity == ["ok"] else {
                     throw ZoneError.corrupt(path: location, reason: "SQLite integrity check: \(integrity.prefix(3).joined(separator: "; "))")
                 }
-                let migrator = SQLiteDatabase.migrator
-                guard try migrator.hasCompletedMigrations(db), try !migrator.hasBeenSuperseded(db) else {
+                let applied = try migrator.appliedIdentifiers(db)
+                guard applied.contains("v1"), try !migrator.hasBeenSuperseded(db) else {
                     throw ZoneError.corrupt(path: location, reason: "the database has a schema this LLVS does not know")
                 }
-                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_record") ?? 0
             }
+            try migrator.migrate(queue)
+            return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_record") ?? 0 }
         } catch let error as ZoneError {
             throw error
         } catch {

@@ -6,7 +6,10 @@ import LLVSZones
 /// The SQLite storage backend: a store's value data, map nodes and version records in one
 /// database file, `<root>/llvs-store.sqlite`, opened with GRDB in WAL mode — any number of
 /// concurrent readers, one writer at a time across threads and processes, every batch of
-/// writes in a single transaction, statements prepared once and reused.
+/// writes in a single transaction, statements prepared once and reused. Every commit is
+/// durable when it returns (unless ``durability`` says otherwise), and every row carries a
+/// checksum that reads verify: a damaged row is a ``ZoneError/corrupt(path:reason:)``
+/// naming it, never wrong bytes. Identifiers are stored as their UTF-8 bytes, NUL included.
 ///
 /// ```swift
 /// let store = try Store(rootDirectoryURL: url, storage: SQLiteStorage())
@@ -19,12 +22,38 @@ public struct SQLiteStorage: Storage {
     /// The database file's name inside the store directory.
     public static let databaseFileName = "llvs-store.sqlite"
 
+    /// When a commit reaches stable storage.
+    public enum Durability: Sendable, Hashable {
+        /// Every commit is on stable storage when it returns: SQLite syncs the write-ahead
+        /// log at each commit (`PRAGMA synchronous = FULL`). A version whose write returned
+        /// survives a power loss or an operating-system crash. The default.
+        case full
+        /// Commits return once SQLite has handed them to the operating system, and the
+        /// write-ahead log is synced only at checkpoints (`PRAGMA synchronous = NORMAL`):
+        /// faster, and a killed process still loses nothing, but a power loss or an
+        /// operating-system crash may undo the latest commits. The database stays
+        /// consistent either way: whole versions are lost, never parts of one.
+        case relaxed
+
+        var synchronousPragma: String {
+            switch self {
+            case .full: "FULL"
+            case .relaxed: "NORMAL"
+            }
+        }
+    }
+
     /// How long a writer waits for another process's write transaction before failing.
     public var busyTimeout: TimeInterval
 
-    /// Creates the backend; writers wait up to `busyTimeout` seconds for one another.
-    public init(busyTimeout: TimeInterval = 30) {
+    /// When a commit reaches stable storage; ``Durability/full`` unless a caller opts out.
+    public var durability: Durability
+
+    /// Creates the backend; writers wait up to `busyTimeout` seconds for one another, and
+    /// commits are as durable as `durability` says.
+    public init(busyTimeout: TimeInterval = 30, durability: Durability = .full) {
         self.busyTimeout = busyTimeout
+        self.durability = durability
     }
 
     /// Opens (creating if needed) the database of the store at `rootDirectoryURL`.
@@ -33,11 +62,12 @@ public struct SQLiteStorage: Storage {
     ///   SQLite database or has an unknown schema; ``ZoneError/io(operation:path:reason:)``
     ///   when the directory or file cannot be created or opened.
     public func makeZones(rootDirectoryURL: URL) throws -> StoreZones {
-        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout)
+        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout, durability: durability)
         return StoreZones(values: SQLiteZone(database: database, zone: .values),
                           maps: SQLiteZone(database: database, zone: .maps),
                           versions: SQLiteVersionLog(database: database),
                           committer: SQLiteVersionCommitter(database: database),
-                          close: { try database.close() })
+                          close: { try database.close() },
+                          checkStoredBytes: { database.checkStoredBytes() })
     }
 }

@@ -19,29 +19,37 @@ final class SQLiteVersionLog: VersionLog {
         try database.write("append to the version log of") { db in try Self.append(records, db) }
     }
 
-    /// Appends records inside the caller's transaction.
+    /// Appends records inside the caller's transaction, each with its checksum.
     static func append(_ records: [Data], _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT INTO version_record (record) VALUES (?)")
-        for record in records { try statement.execute(arguments: [record]) }
+        let statement = try db.cachedStatement(sql: "INSERT INTO version_record (record, checksum) VALUES (?, ?)")
+        for record in records { try statement.execute(arguments: [record, SQLiteRowChecksum.record(record)]) }
     }
 
     /// The records committed after `cursor`, in commit order.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the record's sequence number when
+    ///   a row has no record or fails its checksum.
     func records(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
         let start = cursor.positions[Self.cursorKey] ?? 0
         let rows = try database.read("read the version log of") { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT sequence, record FROM version_record WHERE sequence > ? ORDER BY sequence"),
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT sequence, record, checksum FROM version_record WHERE sequence > ? ORDER BY sequence"),
                              arguments: [start])
         }
         var next = cursor
         var records: [Data] = []
         records.reserveCapacity(rows.count)
         for row in rows {
-            let data: Data? = row["record"]
-            guard let data else {
-                throw ZoneError.corrupt(path: database.path, reason: "version record \(row["sequence"] as Int? ?? -1) has no data")
+            guard let sequence = row.integer(at: 0).flatMap({ Int(exactly: $0) }) else {
+                throw ZoneError.corrupt(path: database.path, reason: "a version record has no sequence number")
+            }
+            guard let data = row.bytes(at: 1) else {
+                throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) has no data")
+            }
+            guard row.bytes(at: 2) == SQLiteRowChecksum.record(data) else {
+                throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
             }
             records.append(data)
-            next.positions[Self.cursorKey] = row["sequence"]
+            next.positions[Self.cursorKey] = sequence
         }
         return (records, next)
     }

@@ -27,6 +27,7 @@ enum StoreDamage {
     }
 
     /// Runs SQL on the database of the SQLite store at `root`, through a connection of its own.
+    /// Identifiers are BLOBs of their UTF-8 bytes there: bind `Data(id.utf8)`, not a string.
     static func execute(_ sql: String, arguments: StatementArguments, inStoreAt root: URL) throws {
         let queue = try DatabaseQueue(path: root.appendingPathComponent(SQLiteStorage.databaseFileName).path)
         try queue.write { db in try db.execute(sql: sql, arguments: arguments) }
@@ -38,7 +39,8 @@ enum StoreDamage {
         let queue = try DatabaseQueue(path: root.appendingPathComponent(SQLiteStorage.databaseFileName).path)
         return try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT key, data FROM zone_item WHERE zone = ? AND version = ? ORDER BY key",
-                             arguments: [zone, version.rawValue]).map { (key: $0["key"], data: $0["data"]) }
+                             arguments: [zone, Data(version.rawValue.utf8)])
+                .map { (key: String(decoding: $0["key"] as Data, as: UTF8.self), data: $0["data"]) }
         }
     }
 }

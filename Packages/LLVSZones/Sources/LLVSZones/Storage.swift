@@ -30,16 +30,44 @@ public struct StoreZones: Sendable {
     /// the files complete on their own. Nil when there is nothing to release.
     public var close: (@Sendable () throws -> Void)?
 
+    /// Set by a backend that can check every stored byte in one pass (SQLite: every row's
+    /// checksum and the database's structure): reads everything stored, referenced or not,
+    /// and returns what is damaged (empty when nothing is). `Store.verify` reports each.
+    public var checkStoredBytes: (@Sendable () -> [StorageDamage])?
+
     /// Groups the parts of a store's storage.
     public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil,
-                writesZonesConcurrently: Bool = false, close: (@Sendable () throws -> Void)? = nil) {
+                writesZonesConcurrently: Bool = false, close: (@Sendable () throws -> Void)? = nil,
+                checkStoredBytes: (@Sendable () -> [StorageDamage])? = nil) {
         self.values = values
         self.maps = maps
         self.versions = versions
         self.committer = committer
         self.writesZonesConcurrently = writesZonesConcurrently
         self.close = close
+        self.checkStoredBytes = checkStoredBytes
     }
+}
+
+/// Damage found by ``StoreZones/checkStoredBytes``: a stored item or record that fails its
+/// checksum, or a part of the storage that cannot be read.
+public struct StorageDamage: Hashable, Sendable, CustomStringConvertible {
+    /// The version that stored the damaged item or record, when it can be told.
+    public var version: String?
+    /// The value identifier of a damaged value item, when it can be told.
+    public var valueId: String?
+    /// What is wrong, naming the item, record or file.
+    public var reason: String
+
+    /// Creates a finding.
+    public init(version: String? = nil, valueId: String? = nil, reason: String) {
+        self.version = version
+        self.valueId = valueId
+        self.reason = reason
+    }
+
+    /// The reason.
+    public var description: String { reason }
 }
 
 /// A backend that writes a new version's value items, map items and log record in one

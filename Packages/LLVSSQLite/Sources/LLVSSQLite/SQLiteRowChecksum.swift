@@ -1,0 +1,49 @@
+import Crypto
+import Foundation
+import GRDB
+import LLVSCore
+
+/// The checksums that every row of a store's database carries (schema `v2`, SPEC.md section
+/// 14): the first 8 bytes of a SHA-256, so a changed byte of an item's address or data, or
+/// of a version record, is found when the row is read instead of being returned.
+enum SQLiteRowChecksum {
+    /// The number of checksum bytes a row holds.
+    static let byteCount = 8
+
+    /// The checksum of a zone item: SHA-256 of `u8 zone, string version, string key, data`
+    /// (strings as a varint length and the UTF-8 bytes, SPEC.md section 5).
+    static func item(zone: Int, version: Data, key: Data, data: Data) -> Data {
+        var address = ByteWriter(capacity: 4 + version.count + key.count)
+        address.append(UInt8(truncatingIfNeeded: zone))
+        address.appendLengthPrefixed(version)
+        address.appendLengthPrefixed(key)
+        var hasher = SHA256()
+        hasher.update(data: address.bytes)
+        hasher.update(data: data)
+        return Data(hasher.finalize().prefix(byteCount))
+    }
+
+    /// The checksum of a version record: SHA-256 of its bytes.
+    static func record(_ record: Data) -> Data {
+        Data(SHA256.hash(data: record).prefix(byteCount))
+    }
+}
+
+extension String {
+    /// The string's UTF-8 bytes, which the SQLite backend binds as a BLOB: GRDB binds a
+    /// `String` as C text, which ends at the first NUL, so `"a\0b"` would be stored as `"a"`.
+    var sqliteBytes: Data { Data(utf8) }
+}
+
+extension Row {
+    /// The column's bytes, or nil when it holds NULL or something else than a BLOB or text.
+    /// (GRDB's typed subscripts trap on a value of another type; a damaged file can hold one.)
+    func bytes(at index: Int) -> Data? {
+        Data.fromDatabaseValue(self[index] as DatabaseValue)
+    }
+
+    /// The column's integer, or nil when it holds something else.
+    func integer(at index: Int) -> Int64? {
+        Int64.fromDatabaseValue(self[index] as DatabaseValue)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+@testable import LLVSSQLite
+import LLVSTesting
+import LLVSZones
+import Testing
+
+/// Every identifier is stored byte for byte, every row carries a checksum that reads and
+/// `checkStoredBytes` verify, and databases of the first schema are upgraded in place.
+@Suite struct SQLiteIntegrityTests {
+    static func item(_ key: String, _ version: String, _ text: String) -> ZoneItem {
+        ZoneItem(reference: ZoneReference(key: .init(key), version: .init(version)), data: Data(text.utf8))
+    }
+
+    static func queue(in directory: TemporaryDirectory) throws -> DatabaseQueue {
+        try DatabaseQueue(path: directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path)
+    }
+
+    @Test func identifiersKeepEveryByteNulIncluded() throws {
+        let directory = try TemporaryDirectory()
+        let keys = ["a", "a\0b", "a\0", "\0", "", "\0\0", "e\u{301}", "\u{E9}", "\u{FFFF}", String(repeating: "k\0", count: 5_000)]
+        let versions = ["W", "W\0a", "W\0b", "\0"]
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        var expected: [ZoneReference: Data] = [:]
+        for version in versions {
+            let items = keys.enumerated().map { Self.item($0.element, version, "\(version.debugDescription) \($0.offset)") }
+            try #require(zones.committer).commitVersion(values: items, maps: items, record: Data(version.utf8))
+            for item in items { expected[item.reference] = item.data }
+        }
+        for storage in [zones, try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)] {
+            for (reference, data) in expected {
+                #expect(try storage.values.data(for: reference) == data, "\(reference.key.rawValue.debugDescription)")
+                #expect(try storage.maps.data(for: reference) == data)
+            }
+            #expect(try storage.values.data(for: ZoneReference(key: "a\0c", version: "W")) == nil)
+            #expect(try storage.values.data(for: ZoneReference(key: "a", version: "W\0")) == nil)
+            #expect(try storage.versions.records(after: .start).records == versions.map { Data($0.utf8) })
+        }
+        #expect(try Self.queue(in: directory).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM zone_item") } == 2 * keys.count * versions.count)
+    }
+
+    @Test func aDamagedRowIsAnErrorNamingItNeverWrongBytes() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        try #require(zones.committer).commitVersion(values: [Self.item("a", "V", "apple"), Self.item("b", "V", "banana")],
+                                                    maps: [Self.item("node", "V", "n")], record: Data("record".utf8))
+        #expect(zones.checkStoredBytes?() == [])
+        try Self.queue(in: directory).write { db in
+            try db.execute(sql: "UPDATE zone_item SET data = ? WHERE zone = 0 AND key = ?", arguments: [Data("apples".utf8), Data("a".utf8)])
+            try db.execute(sql: "UPDATE zone_item SET key = ? WHERE zone = 1", arguments: [Data("nodf".utf8)])
+        }
+        let reopened = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let thrown = #expect(throws: ZoneError.self) { _ = try reopened.values.data(for: ZoneReference(key: "a", version: "V")) }
+        #expect(thrown?.description.contains("value data item a@V fails its checksum") == true, "\(String(describing: thrown))")
+        #expect(try reopened.values.data(for: ZoneReference(key: "b", version: "V")) == Data("banana".utf8))
+        let found = reopened.checkStoredBytes?() ?? []
+        #expect(found.map(\.valueId) == ["a", nil], "\(found)")
+        #expect(found.allSatisfy { $0.version == "V" && $0.reason.contains("fails its checksum") })
+        #expect(found.last?.reason.contains("map node item nodf@V") == true)
+
+        // A damaged version record: reading the log names it instead of returning it.
+        try Self.queue(in: directory).write { db in
+            try db.execute(sql: "UPDATE version_record SET record = ?", arguments: [Data("recorD".utf8)])
+        }
+        #expect(throws: ZoneError.corrupt(path: directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path,
+                                          reason: "version record 1 fails its checksum (damaged row)")) {
+            _ = try reopened.versions.records(after: .start)
+        }
+        #expect(reopened.checkStoredBytes?().count == 3)
+    }
+
+    @Test func aDatabaseOfTheFirstSchemaIsUpgradedInPlace() throws {
+        let directory = try TemporaryDirectory()
+        // What LLVS wrote before identifiers became BLOBs and rows got checksums.
+        try Self.queue(in: directory).write { db in
+            try db.execute(sql: """
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations VALUES ('v1');
+                CREATE TABLE zone_item (zone INTEGER NOT NULL, version TEXT NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL,
+                                        PRIMARY KEY (zone, version, key)) WITHOUT ROWID;
+                CREATE TABLE version_record (sequence INTEGER PRIMARY KEY AUTOINCREMENT, record BLOB NOT NULL);
+                INSERT INTO zone_item VALUES (0, 'V1', 'a', x'31'), (0, 'V1', 'café', x'32'), (1, 'V1', 'node', x'6E');
+                INSERT INTO version_record (record) VALUES (x'72310A'), (x'7232');
+                """)
+        }
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try zones.values.data(for: [ZoneReference(key: "a", version: "V1"), ZoneReference(key: "café", version: "V1")])
+                == [Data("1".utf8), Data("2".utf8)])
+        #expect(try zones.maps.data(for: ZoneReference(key: "node", version: "V1")) == Data("n".utf8))
+        let (records, cursor) = try zones.versions.records(after: .start)
+        #expect(records == [Data("r1\n".utf8), Data("r2".utf8)])
+        #expect(zones.checkStoredBytes?() == [])
+        // New records continue the sequence.
+        try #require(zones.committer).commitVersion(values: [Self.item("b", "V2", "3")], maps: [], record: Data("r3".utf8))
+        #expect(try zones.versions.records(after: cursor).records == [Data("r3".utf8)])
+        #expect(try Self.queue(in: directory).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
+                == ["v1", "v2"])
+    }
+
+    @Test(arguments: [(SQLiteStorage.Durability.full, 2), (.relaxed, 1)])
+    func commitsSyncTheLogUnlessTheCallerOptsOut(_ durability: SQLiteStorage.Durability, synchronous: Int) throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase.open(rootDirectoryURL: directory.url, busyTimeout: 5, durability: durability)
+        #expect(try database.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == synchronous)
+        #expect(SQLiteStorage().durability == .full)
+    }
+}
