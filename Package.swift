@@ -51,6 +51,8 @@ let traits: Set<Trait> = [
 let heap = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Store"]))
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLite"]))
+/// SQLite's C API as GRDB links it: the SQLite tests register a VFS of their own through it.
+let sqliteAPI = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: ["SQLite"]))
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 let generatorsPropertyBased = Target.Dependency.product(
     name: "PropertyBased", package: "swift-property-based", condition: .when(traits: ["TestSupport"]))
@@ -175,7 +177,7 @@ let modules: [Module] = [
     // Packages/LLVSSQLite
     Module(name: "LLVSSQLite", kind: .library, package: "LLVSSQLite", local: ["LLVSCore", "LLVSZones"], external: [grdb, crypto]),
     Module(name: "LLVSSQLiteTests", kind: .test, package: "LLVSSQLite", local: ["LLVSSQLite", "LLVSZones", "LLVSTesting"],
-           external: [grdb, crypto, propertyBased]),
+           external: [grdb, sqliteAPI, crypto, propertyBased]),
 
     // Packages/LLVSMap
     Module(name: "LLVSMap", kind: .library, package: "LLVSMap", local: ["LLVSCore", "LLVSZones"], external: [crypto]),
