@@ -28,6 +28,10 @@ public enum ExchangeError: Error, Hashable, CustomStringConvertible {
     /// `location`: what is written for a logged version is never replaced, so one
     /// identifier has one record everywhere (DESIGN.md section 4).
     case conflictingVersion(Version.ID, location: String)
+    /// A file of version `versionId` at `location` does not match the checksum it carries,
+    /// or carries none where every file must (a damaged byte, a truncated or replaced file);
+    /// `reason` says which. Nothing of the batch that needed it was added.
+    case damagedFile(Version.ID, location: String, reason: String)
 
     /// A short account of why decoding failed: the field missing or mistyped, with its
     /// coding path, instead of `DecodingError`'s full dump. Other errors are described as is.
@@ -68,6 +72,8 @@ public enum ExchangeError: Error, Hashable, CustomStringConvertible {
             return "The snapshot cannot be restored: \(reason)"
         case let .conflictingVersion(id, location):
             return "The exchange already holds version \(id) with other content (\(location)); a logged version is never replaced."
+        case let .damagedFile(id, location, reason):
+            return "The exchange's file \(location) of version \(id) is damaged: \(reason). Nothing from it was added."
         }
     }
 }

@@ -9,9 +9,9 @@ import LLVSZones
 /// Layout (SPEC.md, "File-system exchange"):
 ///
 /// ```
-/// <root>/llvs-exchange.json                 {"format":"llvs-file-exchange","formatVersion":1,"identifier":"<UUID>"}
-/// <root>/versions/<shard>/<name>.json       a version record (the Version JSON form)
-/// <root>/changes/<shard>/<name>.json        the changes it made (an array of Value.Change JSON)
+/// <root>/llvs-exchange.json                 {"checksums":true,"format":"llvs-file-exchange","formatVersion":1,"identifier":"<UUID>"}
+/// <root>/versions/<shard>/<name>.json       a version record (the Version JSON form), with its checksum
+/// <root>/changes/<shard>/<name>.json        the changes it made (an array of Value.Change JSON), with its checksum
 /// <root>/log/<random>.log                   which versions are complete, in the order sent
 /// <root>/snapshots/...                      snapshot manifests and chunks (SnapshotExchange)
 /// ```
@@ -21,7 +21,11 @@ import LLVSZones
 /// log segment; readers list only logged versions, so a sender killed midway leaves files
 /// nobody reads until the next send logs them. Several stores and processes may use the
 /// directory at once. The log gives cursors: each retrieve reads only what was logged
-/// since the last one. A malformed or truncated file gives an ``ExchangeError`` naming it.
+/// since the last one. Each version and changes file carries the SHA-256 of its content,
+/// checked before anything read from it is used: a damaged byte gives
+/// ``ExchangeError/damagedFile(_:location:reason:)``, and a malformed or truncated file
+/// another ``ExchangeError`` naming it. Temporary files that killed senders left behind
+/// are removed once they are an hour old (``removeStaleTemporaryFiles(olderThan:now:)``).
 public final class FileSystemExchange: Exchange, SnapshotExchange {
     /// The shared directory.
     public let rootDirectoryURL: URL
@@ -34,7 +38,8 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
 
     private let log: FileVersionLog
     private let state = Locked<Data?>(nil)
-    private let identifier = Locked<String?>(nil)
+    private let marker = Locked<Marker?>(nil)
+    let sweptTemporaryFiles = Locked(false)
 
     /// The format this version of LLVS writes and reads.
     public static let formatVersion = 1
@@ -63,34 +68,51 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     // MARK: Layout
 
     struct Marker: Codable, Equatable {
+        /// True in directories made since files carry checksums: every version and changes
+        /// file must carry one. Absent (nil) in older directories, whose files are checked
+        /// when they carry one.
+        var checksums: Bool?
         var format: String
         var formatVersion: Int
         var identifier: String
+
+        /// Every key a marker may have: any other is refused, so that a damaged key name
+        /// cannot quietly turn checking off.
+        static let keys: Set<String> = ["checksums", "format", "formatVersion", "identifier"]
     }
 
     /// The directory's identifier, creating the directory and its marker on first use.
     func directoryIdentifier() throws -> String {
-        if let known = identifier.withLock({ $0 }) { return known }
+        try directoryMarker().identifier
+    }
+
+    /// The directory's marker, creating the directory and its marker on first use.
+    func directoryMarker() throws -> Marker {
+        if let known = marker.withLock({ $0 }) { return known }
         let url = rootDirectoryURL.appendingPathComponent(Self.markerFileName)
         try transport("create directory", rootDirectoryURL) { try DurableFile.createDirectory(rootDirectoryURL) }
         if !FileManager.default.fileExists(atPath: url.path) {
-            let marker = Marker(format: "llvs-file-exchange", formatVersion: Self.formatVersion, identifier: UUID().uuidString)
+            let marker = Marker(checksums: true, format: "llvs-file-exchange", formatVersion: Self.formatVersion, identifier: UUID().uuidString)
             _ = try transport("write", url) { try DurableFile.create(try CanonicalJSON.encode(marker), at: url) }
         }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ExchangeError.transport(operation: "read", location: url.path, reason: "cannot read the exchange marker")
         }
-        let marker: Marker
+        let found: Marker
         do {
-            marker = try CanonicalJSON.decode(Marker.self, from: data)
+            found = try CanonicalJSON.decode(Marker.self, from: data)
         } catch {
-            throw ExchangeError.malformedData(location: url.path, reason: "\(error)")
+            throw ExchangeError.malformedData(location: url.path, reason: Self.describe(error))
         }
-        guard marker.format == "llvs-file-exchange", marker.formatVersion == Self.formatVersion else {
-            throw ExchangeError.unsupportedFormat(location: url.path, found: "\(marker.format) version \(marker.formatVersion)")
+        let keys = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]).map { Set($0.keys) } ?? []
+        if let unknown = keys.subtracting(Marker.keys).sorted().first {
+            throw ExchangeError.malformedData(location: url.path, reason: "unknown key \"\(unknown)\" in the exchange marker")
         }
-        identifier.withLock { $0 = marker.identifier }
-        return marker.identifier
+        guard found.format == "llvs-file-exchange", found.formatVersion == Self.formatVersion else {
+            throw ExchangeError.unsupportedFormat(location: url.path, found: "\(found.format) version \(found.formatVersion)")
+        }
+        marker.withLock { $0 = found }
+        return found
     }
 
     func fileURL(in folder: String, for version: Version.ID) -> URL {
@@ -134,8 +156,9 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         var ids: [Version.ID] = []
         ids.reserveCapacity(records.count)
         for record in records {
-            guard let string = String(data: record, encoding: .utf8), !string.isEmpty else {
-                throw ExchangeError.malformedData(location: log.directoryURL.path, reason: "a log record is not a version identifier")
+            // Any UTF-8 is an identifier, the empty one included (SPEC.md section 1).
+            guard let string = String(data: record, encoding: .utf8) else {
+                throw ExchangeError.malformedData(location: log.directoryURL.path, reason: "a log record is not UTF-8, so not a version identifier")
             }
             ids.append(Version.ID(string))
         }
@@ -143,16 +166,20 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         return VersionIdentifierPage(versionIds: ids, cursor: ExchangeCursor(rawValue: encoded), isCompleteListing: start == nil)
     }
 
-    /// Reads each version's record file.
+    /// Reads each version's record file, checking its checksum first.
     ///
-    /// - Throws: ``ExchangeError/missingVersion(_:)`` when a file is absent,
+    /// - Throws: ``ExchangeError/damagedFile(_:location:reason:)`` when a file does not match
+    ///   its checksum (or carries none where the directory requires one),
+    ///   ``ExchangeError/missingVersion(_:)`` when a file is absent,
     ///   ``ExchangeError/malformedData(location:reason:)`` naming a malformed or truncated
     ///   file or one holding another version.
     public func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
-        try versionIds.map { id in
+        let requiresChecksums = try directoryMarker().checksums == true
+        return try versionIds.map { id in
             let url = fileURL(in: "versions", for: id)
             guard let data = FileManager.default.contents(atPath: url.path) else { throw ExchangeError.missingVersion(id) }
-            let version: Version = try decode(Version.self, from: data, at: url)
+            let content = try checkedContent(data, of: id, at: url, requiringChecksum: requiresChecksums)
+            let version: Version = try decode(Version.self, from: content, at: url)
             guard version.id == id else {
                 throw ExchangeError.malformedData(location: url.path, reason: "holds version \(version.id), expected \(id)")
             }
@@ -160,16 +187,21 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         }
     }
 
-    /// Reads each version's changes file.
+    /// Reads each version's changes file, checking every file's checksum before returning
+    /// any of them.
     ///
-    /// - Throws: ``ExchangeError/missingValueChanges(_:)`` when a file is absent,
+    /// - Throws: ``ExchangeError/damagedFile(_:location:reason:)`` when a file does not match
+    ///   its checksum (or carries none where the directory requires one),
+    ///   ``ExchangeError/missingValueChanges(_:)`` when a file is absent,
     ///   ``ExchangeError/malformedData(location:reason:)`` naming a malformed or truncated file.
     public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
+        let requiresChecksums = try directoryMarker().checksums == true
         var result: [Version.ID: [Value.Change]] = [:]
         for id in versionIds {
             let url = fileURL(in: "changes", for: id)
             guard let data = FileManager.default.contents(atPath: url.path) else { throw ExchangeError.missingValueChanges(id) }
-            let file = try decode(ChangesFile.self, from: data, at: url)
+            let content = try checkedContent(data, of: id, at: url, requiringChecksum: requiresChecksums)
+            let file = try decode(ChangesFile.self, from: content, at: url)
             guard file.version == id else {
                 throw ExchangeError.malformedData(location: url.path, reason: "holds the changes of version \(file.version), expected \(id)")
             }
@@ -178,9 +210,12 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         return result
     }
 
-    /// Writes each version's two files (without fsync), makes them durable with one sync,
-    /// then logs the versions in one append. Files of a version the log already lists are
-    /// never replaced: the same content is a no-op, other content an error.
+    /// Writes each version's two files, each carrying its checksum (without fsync), makes
+    /// them durable with one sync, then logs the versions in one append. Files of a version
+    /// the log already lists are never replaced: the same content is a no-op (with or
+    /// without a checksum, as a sender from before checksums wrote it), other content an
+    /// error. The first send of each exchange object also removes stale temporary files
+    /// (``removeStaleTemporaryFiles(olderThan:now:)``).
     ///
     /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` when the directory
     ///   already logs a version with other content (nothing of that batch is logged then),
@@ -189,19 +224,24 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     public func send(versionChanges: [VersionChanges]) async throws {
         guard !versionChanges.isEmpty else { return }
         _ = try directoryIdentifier()
+        sweepTemporaryFilesOnce()
         var logged: Set<Version.ID>?
         for (version, changes) in versionChanges {
             var record = version
             record.successors = .init()
             let files = [(try CanonicalJSON.encode(ChangesFile(version: version.id, valueChanges: changes)), fileURL(in: "changes", for: version.id)),
                          (try CanonicalJSON.encode(record), fileURL(in: "versions", for: version.id))]
-            for (data, url) in files {
+            for (unsealed, url) in files {
+                let data = ExchangeFileChecksum.seal(unsealed)
                 let kept = try await place(data, at: url) {
                     // Read the log only on this rare path: a file already there with other content.
                     if logged == nil { logged = Set(try await retrieveAllVersionIdentifiers()) }
                     return logged?.contains(version.id) == true
                 }
-                if let kept { throw ExchangeError.conflictingVersion(version.id, location: kept.path) }
+                // A logged file written before checksums, with this content, is the same file.
+                if let kept, FileManager.default.contents(atPath: kept.path) != unsealed {
+                    throw ExchangeError.conflictingVersion(version.id, location: kept.path)
+                }
             }
         }
         DurableFile.synchronizeAll()
@@ -262,6 +302,23 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         if try await isLogged() { return url }
         try transport("write", url) { try DurableFile.write(data, to: url) }
         return nil
+    }
+
+    /// The content of a version or changes file of `version`, checked against the checksum
+    /// it carries; a file without one is accepted only where the directory does not
+    /// require checksums (a directory made before them).
+    private func checkedContent(_ data: Data, of version: Version.ID, at url: URL, requiringChecksum: Bool) throws -> Data {
+        switch ExchangeFileChecksum.check(data) {
+        case .verified(let content):
+            return content
+        case .unsealed:
+            guard !requiringChecksum else {
+                throw ExchangeError.damagedFile(version, location: url.path, reason: "it carries no checksum, which every file of this directory must")
+            }
+            return data
+        case .mismatch(let reason):
+            throw ExchangeError.damagedFile(version, location: url.path, reason: reason)
+        }
     }
 
     private func readLog(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {

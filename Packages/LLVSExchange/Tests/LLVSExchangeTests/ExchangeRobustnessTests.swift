@@ -157,8 +157,10 @@ import Testing
             try await FileSystemExchange(rootDirectoryURL: shared.url, store: target.store).retrieve()
             Issue.record("a damaged file must fail the retrieve")
         } catch let error as ExchangeError {
-            guard case let .malformedData(location, _) = error else { Issue.record("unexpected \(error)"); return }
+            // Every file carries its checksum, checked before it is decoded.
+            guard case let .damagedFile(version, location, _) = error else { Issue.record("unexpected \(error)"); return }
             #expect(location == url.path, "\(error)")
+            #expect(version == victim, "\(error)")
         }
         #expect(!target.versionIds.contains(victim), "the damaged version is not added")
         #expect(target.versionIds.isSubset(of: source.versionIds))

@@ -1,0 +1,165 @@
+import Foundation
+import LLVSCore
+import LLVSExchange
+import LLVSMerge
+import LLVSStore
+import LLVSTesting
+import PropertyBased
+import Testing
+
+/// Damage in a file-system exchange directory: random bytes of random files of a directory
+/// holding a few versions are flipped, and a fresh store retrieves from it. Every retrieve
+/// either adds exactly the original data or fails with a typed ``ExchangeError``; no
+/// version is ever added with a byte that differs from what was sent.
+@Suite struct ExchangeDamagePropertyTests {
+    /// One flip: which file (modulo the file count), which byte (modulo its size, from the
+    /// end when negative), which bits.
+    struct Flip: Sendable, CustomStringConvertible {
+        var file: Int
+        var offset: Int
+        var mask: UInt8
+        init(_ file: Int, _ offset: Int, _ mask: UInt8) {
+            self.file = file
+            self.offset = offset
+            self.mask = mask
+        }
+        var description: String { "file \(file) byte \(offset) ^ \(mask)" }
+    }
+
+    /// One to three flips.
+    static let flips = zip(Gen.int(in: 0...10_000), Gen.int(in: 0...1_000_000), Gen.int(in: 1...255)).array(of: 1...3)
+
+    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run in CI).
+    static func cases(_ count: Int) -> Int {
+        ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
+    }
+
+    /// A source store of five versions (a branch, a merge, a removal, binary values) sent
+    /// to a fresh directory, and the directory's files.
+    final class Pristine: Sendable {
+        let source: Replica
+        let directory: TemporaryDirectory
+        let files: [String]
+
+        init() async throws {
+            source = try Replica("damage-source")
+            let first = try source.save(["a": "alpha", "b": "bravo"])
+            let second = try source.save(["a": "alpha two", "d": String(repeating: "long value ", count: 40)], basedOn: first.id)
+            let branch = try source.store.makeVersion(basedOnPredecessor: first.id, storing: [
+                .update(Value(idString: "b", data: Data([0, 1, 2, 0xFF, 0x7F, 0x80]))),
+                .insert(Value(idString: "c", data: Data("{\"json\": [1, 2]}".utf8))),
+            ])
+            let merged = try source.store.mergeRelated(version: second.id, with: branch.id, resolvingWith: MostRecentChangeFavoringArbiter())
+            try source.store.makeVersion(basedOnPredecessor: merged.id, storing: [.remove(Value.ID("a"))])
+            let root = try TemporaryDirectory(prefix: "llvs-exchange-damage-pristine")
+            directory = root
+            try await FileSystemExchange(rootDirectoryURL: root.url, store: source.store).send()
+            files = (FileManager.default.enumerator(atPath: root.url.path)?.compactMap { $0 as? String } ?? [])
+                .filter { path in
+                    var isDirectory: ObjCBool = false
+                    return FileManager.default.fileExists(atPath: root.url.appendingPathComponent(path).path, isDirectory: &isDirectory)
+                        && !isDirectory.boolValue
+                }
+                .sorted()
+        }
+    }
+
+    /// What the trials found, printed at the end.
+    struct Tally {
+        var trials = 0
+        var damaged = 0
+        var detected = 0
+        var undetectedHarmless = 0
+        var wrongVersions = 0
+    }
+
+    @Test func noWrongByteIsEverAddedFromADamagedDirectory() async throws {
+        let pristine = try await Pristine()
+        #expect(pristine.files.count == 12, "five versions of two files each, the marker and one log segment: \(pristine.files)")
+        let tally = Locked(Tally())
+        await propertyCheck(count: Self.cases(300), input: Self.flips) { flips in
+            try await Self.check(flips.map { Flip($0.0, $0.1, UInt8($0.2)) }, pristine: pristine, tally: tally)
+        }
+        let result = tally.withLock { $0 }
+        print("exchange damage: \(result.trials) trials, \(result.damaged) damaged a file, \(result.detected) failed with a typed error, "
+              + "\(result.undetectedHarmless) added only intact versions without error (damage in the log's final record or the marker's identifier), "
+              + "\(result.wrongVersions) versions added with wrong data")
+        #expect(result.wrongVersions == 0)
+    }
+
+    /// Regressions and the cases the random flips rarely reach: a flip in a checksum's
+    /// hex digits, in the `checksum` key, in the closing bytes, and in the marker's keys.
+    @Test(arguments: [
+        [Flip(0, 20, 0x01)], [Flip(0, 3, 0x20)], [Flip(0, -1, 0x01)], [Flip(0, 1_000_000, 0x04), Flip(0, 2, 0x01)],
+    ])
+    func chosenFlipsInEveryFileAreDetectedOrHarmless(_ flips: [Flip]) async throws {
+        let pristine = try await Pristine()
+        let tally = Locked(Tally())
+        for file in pristine.files.indices {
+            try await Self.check(flips.map { Flip(file, $0.offset, $0.mask) }, pristine: pristine, tally: tally)
+        }
+        #expect(tally.withLock { $0.wrongVersions } == 0)
+    }
+
+    /// Copies the pristine directory, applies `flips`, retrieves into a fresh store, and
+    /// checks that every version added is exactly the source's, and that a retrieve
+    /// without error missed nothing unless the damage was in the log or the marker.
+    static func check(_ flips: [Flip], pristine: Pristine, tally: Locked<Tally>) async throws {
+        let copy = try TemporaryDirectory(prefix: "llvs-exchange-damaged")
+        let root = copy.url.appendingPathComponent("exchange", isDirectory: true)
+        try FileManager.default.copyItem(at: pristine.directory.url, to: root)
+        var originals: [String: Data] = [:]
+        for flip in flips {
+            let path = pristine.files[flip.file % pristine.files.count]
+            let url = root.appendingPathComponent(path)
+            var bytes = try Data(contentsOf: url)
+            guard !bytes.isEmpty else { continue }
+            if originals[path] == nil { originals[path] = bytes }
+            let offset = ((flip.offset % bytes.count) + bytes.count) % bytes.count
+            bytes[offset] ^= flip.mask
+            try bytes.write(to: url)
+        }
+        let damaged = try originals.filter { try Data(contentsOf: root.appendingPathComponent($0.key)) != $0.value }.keys
+        let onlyDataFiles = damaged.allSatisfy { $0.hasPrefix("versions/") || $0.hasPrefix("changes/") }
+
+        let target = try Replica("damage-target", backend: .memory)
+        var failure: (any Error)?
+        do {
+            try await FileSystemExchange(rootDirectoryURL: root, store: target.store).retrieve()
+        } catch {
+            failure = error
+        }
+        var wrong: [String] = []
+        for id in target.versionIds {
+            guard let added = target.store.version(identifiedBy: id), let sent = pristine.source.store.version(identifiedBy: id) else {
+                wrong.append("\(id): not a version that was sent")
+                continue
+            }
+            if try CanonicalJSON.encode(added) != CanonicalJSON.encode(sent) { wrong.append("\(id): its record differs") }
+            if try values(of: target.store, at: id) != values(of: pristine.source.store, at: id) { wrong.append("\(id): its values differ") }
+        }
+        tally.withLock { tally in
+            tally.trials += 1
+            if !damaged.isEmpty { tally.damaged += 1 }
+            if failure != nil { tally.detected += 1 } else if !damaged.isEmpty { tally.undetectedHarmless += 1 }
+            tally.wrongVersions += wrong.count
+        }
+        #expect(wrong.isEmpty, "flips \(flips) in \(damaged.sorted()): \(wrong)")
+        if let failure {
+            #expect(failure is ExchangeError, "an untyped error: \(failure)")
+            #expect(!damaged.isEmpty, "an error without damage: \(failure)")
+        } else if !damaged.isEmpty && onlyDataFiles {
+            Issue.record("damage in \(damaged.sorted()) was not detected (flips \(flips))")
+        } else if damaged.isEmpty {
+            #expect(target.versionIds == pristine.source.versionIds)
+        }
+    }
+
+    static func values(of store: Store, at version: Version.ID) throws -> [Value.ID: Data] {
+        var result: [Value.ID: Data] = [:]
+        for reference in try store.valueReferences(at: version) {
+            result[reference.valueId] = try store.value(storedAt: reference)?.data
+        }
+        return result
+    }
+}
