@@ -229,7 +229,7 @@ let modules: [Module] = [
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
            local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
-                   "LLVSStore", "LLVSExchange", "LLVSTesting", "LLVSMerge"],
+                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSTesting", "LLVSMerge"],
            external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
 
     // Packages/LLVSKeyValue

@@ -114,6 +114,7 @@ let package = Package(
                 "LLVSHTTPExchange",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSStoreTesting", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
