@@ -62,7 +62,16 @@ let serviceLifecycle = Target.Dependency.product(
     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["SyncServer"]))
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"]))
 let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))
-let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["PostgreSQL"]))
+let hummingbirdCore = Target.Dependency.product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["SyncServer"]))
+let hummingbirdTLS = Target.Dependency.product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["SyncServer"]))
+let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["SyncServer"]))
+let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["SyncServer"]))
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["SyncServer"]))
+
+/// swift-nio-ssl for the targets that need `trait` (PostgreSQL's TLS, the HTTP client's trust roots).
+func nioSSL(_ trait: String) -> Target.Dependency {
+    .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: [trait]))
+}
 
 /// SwiftNIO's core module for the targets that need `trait`.
 func nioCore(_ trait: String) -> Target.Dependency {
@@ -218,13 +227,14 @@ let modules: [Module] = [
            local: ["LLVSSyncProtocol", "LLVSCore", "LLVSHistory", "LLVSStore", "LLVSExchange"], external: [grdb, crypto]),
     Module(name: "LLVSSyncPostgres", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
-           external: [postgres, nioCore("PostgreSQL"), nioSSL, logging("PostgreSQL")]),
+           external: [postgres, nioCore("PostgreSQL"), nioSSL("PostgreSQL"), logging("PostgreSQL")]),
     Module(name: "LLVSSyncServer", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
-           external: [hummingbird, serviceLifecycle, nioCore("SyncServer"), logging("SyncServer"), crypto]),
+           external: [hummingbird, hummingbirdCore, hummingbirdTLS, serviceLifecycle, nioCore("SyncServer"), nioSSL("SyncServer"), logging("SyncServer"), crypto,
+                      nioHTTPTypes, metrics, prometheus]),
     Module(name: "LLVSHTTPExchange", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange"],
-           external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient")]),
+           external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), nioSSL("HTTPClient"), logging("HTTPClient")]),
     Module(name: "llvs-http-worker", kind: .worker, package: "LLVSHTTP",
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
@@ -303,6 +313,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: declared.map(\.target)
 )

@@ -16,7 +16,15 @@ struct LLVSServerCommand: AsyncParsableCommand {
             Stores live at /v1/stores/NAME. Tokens come from --tokens FILE, else the environment variable \
             LLVS_SERVER_TOKENS (NAME=TOKEN,TOKEN;*=TOKEN), else DATA/tokens.json, which is created with one \
             random token for every store (*) on first start. The API is in SPEC.md section 15.
-            """)
+
+            Limits (defaults in brackets): a new connection must send its first request head within \
+            --header-timeout [10 s]; a connection without progress for --idle-timeout [60 s] is closed; a \
+            request body must arrive within --request-timeout [300 s]. Over --max-connections [4096] or \
+            --max-concurrent-body-bytes [128 MiB], requests get 503 with Retry-After [--retry-after 5]. \
+            At start the open-file limit is raised to its hard limit. GET /health needs no token; GET /metrics \
+            (Prometheus) needs a token listed under * or --metrics-token, unless --public-metrics.
+            """,
+        version: SyncServer.version)
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -37,6 +45,38 @@ struct LLVSServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-body-bytes"), help: "The largest request body accepted.")
     var maximumBodyByteCount = 64 << 20
 
+    @Option(name: .customLong("max-concurrent-body-bytes"),
+            help: "The bytes that request bodies handled at once may hold together (503 with Retry-After above).")
+    var maximumConcurrentBodyByteCount = SyncServerLimits.defaultMaximumConcurrentBodyByteCount
+
+    @Option(name: .customLong("max-connections"),
+            help: "The connections served at once; over it, requests other than /health get 503 with Retry-After.")
+    var maximumConnectionCount = SyncServerLimits.defaultMaximumConnectionCount
+
+    @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Seconds a new connection has to send its first request head.", valueName: "seconds"))
+    var headerTimeout = 10.0
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds a connection may go without progress.", valueName: "seconds"))
+    var idleTimeout = 60.0
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds a request body has to arrive in full.", valueName: "seconds"))
+    var requestTimeout = 300.0
+
+    @Option(name: .customLong("retry-after"), help: ArgumentHelp("Seconds a 503 answer asks clients to wait.", valueName: "seconds"))
+    var retryAfterSeconds = SyncServerLimits.defaultRetryAfterSeconds
+
+    @Option(name: .customLong("tls-certificate"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "pem"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-certificate.", valueName: "pem"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("metrics-token"), help: "A token that may read /metrics besides the tokens listed under * (at least 16 characters).")
+    var metricsToken: String?
+
+    @Flag(name: .customLong("public-metrics"), help: "Serve /metrics without a token (for a scraper on a private network).")
+    var publicMetrics = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -44,6 +84,25 @@ struct LLVSServerCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown log level \(logLevel)") }
         guard (0...65_535).contains(port) else { throw ValidationError("the port must be in 0...65535") }
         guard maximumBodyByteCount >= 1_024 else { throw ValidationError("--max-body-bytes must be at least 1024") }
+        guard maximumConcurrentBodyByteCount >= maximumBodyByteCount else {
+            throw ValidationError("--max-concurrent-body-bytes must be at least --max-body-bytes (\(maximumBodyByteCount))")
+        }
+        guard maximumConnectionCount >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
+            guard seconds.isFinite, seconds > 0, seconds <= 86_400 else { throw ValidationError("\(name) must be in (0, 86400] seconds") }
+        }
+        guard (0...3_600).contains(retryAfterSeconds) else { throw ValidationError("--retry-after must be in 0...3600") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-certificate and --tls-key go together") }
+        if let metricsToken, metricsToken.count < AccessTokens.minimumTokenLength {
+            throw ValidationError("--metrics-token must have at least \(AccessTokens.minimumTokenLength) characters")
+        }
+    }
+
+    /// Who may read /metrics, from --public-metrics and --metrics-token.
+    var metricsAccess: SyncServerConfiguration.MetricsAccess {
+        if publicMetrics { return .everyone }
+        if let metricsToken { return .token(metricsToken) }
+        return .adminTokens
     }
 
     func run() async throws {
@@ -54,19 +113,29 @@ struct LLVSServerCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "llvs-server")
+        let openFiles = OpenFileLimit.raiseToHardLimit()
+        logger.info("open-file limit", metadata: ["soft": "\(openFiles.soft)", "hard": "\(openFiles.hard)"])
         let dataURL = URL(fileURLWithPath: dataDirectory).standardizedFileURL
         do {
             let storage = try await makeStorage(dataURL: dataURL, logger: logger)
             let accessTokens = try TokenSource.load(file: tokens, dataURL: dataURL, logger: logger)
-            let configuration = SyncServerConfiguration(host: host, port: port, accessTokens: accessTokens,
-                                                        maximumBodyByteCount: maximumBodyByteCount, logger: logger)
+            let tls = tlsCertificate.flatMap { certificate in tlsKey.map { SyncServerTLS(certificateChainPath: certificate, privateKeyPath: $0) } }
+            let configuration = SyncServerConfiguration(
+                host: host, port: port, accessTokens: accessTokens, maximumBodyByteCount: maximumBodyByteCount, logger: logger,
+                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
+                requestTimeout: .milliseconds(Int64(requestTimeout * 1000)), maximumConnectionCount: maximumConnectionCount,
+                maximumConcurrentBodyByteCount: maximumConcurrentBodyByteCount, retryAfterSeconds: retryAfterSeconds,
+                tls: tls, metricsAccess: metricsAccess)
+            let scheme = tls == nil ? "http" : "https"
             try await SyncServer(storage: storage, configuration: configuration).run(handlingSignals: true) { port in
-                print("llvs-server listening on http://\(host):\(port) (stores at /v1/stores/NAME)")
+                print("llvs-server listening on \(scheme)://\(host):\(port) (stores at /v1/stores/NAME)")
                 fflush(nil)
             }
         } catch let error as SyncStorageError {
             throw ValidationError(error.description)
         } catch let error as AccessTokensError {
+            throw ValidationError(error.description)
+        } catch let error as SyncServerError {
             throw ValidationError(error.description)
         }
     }

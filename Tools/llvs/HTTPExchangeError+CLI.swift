@@ -7,7 +7,7 @@ extension HTTPExchangeError {
     /// The process exit status.
     var exitStatus: Int32 {
         switch self {
-        case .invalidStoreURL: return 64
+        case .invalidStoreURL, .unusableCertificates: return 64
         case .unauthorized, .rejected, .unavailable, .malformedResponse: return 1
         }
     }
@@ -20,6 +20,7 @@ extension HTTPExchangeError {
         case .unavailable: return "unavailable"
         case .malformedResponse: return "malformedResponse"
         case .invalidStoreURL: return "invalidStoreURL"
+        case .unusableCertificates: return "unusableCertificates"
         }
     }
 
@@ -30,7 +31,7 @@ extension HTTPExchangeError {
             return "\(Self.withoutQuery(url)): the server refused the access token (401 unauthorized); pass a token valid for this store with --token or LLVS_TOKEN"
         case let .unavailable(url, attempts, reason):
             return "\(Self.withoutQuery(url)): no answer after \(Output.count(attempts, "attempt")): \(reason) (is the server running, and is the URL right?)"
-        case .rejected, .malformedResponse, .invalidStoreURL:
+        case .rejected, .malformedResponse, .invalidStoreURL, .unusableCertificates:
             return description
         }
     }

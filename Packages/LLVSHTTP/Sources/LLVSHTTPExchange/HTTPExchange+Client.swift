@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import Foundation
+import NIOSSL
 
 extension HTTPExchange {
     /// The HTTP client exchanges use unless given another: AsyncHTTPClient's singleton
@@ -13,4 +15,33 @@ extension HTTPExchange {
         configuration.timeout.connect = .seconds(10)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+}
+
+extension HTTPExchange {
+    /// An HTTP client like ``defaultHTTPClient`` that also trusts the certificates in a PEM
+    /// file: a private certificate authority, or a server's self-signed certificate (for a
+    /// test server, or an `llvs-server --tls-certificate` without a public CA). The system's
+    /// trusted roots stay trusted. Shut the client down (`shutdown()`) when done with it.
+    ///
+    /// - Parameter pemFile: The PEM file of one or more certificates to trust.
+    /// - Throws: ``HTTPExchangeError/unusableCertificates(path:reason:)`` when the file
+    ///   cannot be read or holds no certificate.
+    public static func makeHTTPClient(trustingCertificatesIn pemFile: URL) throws -> HTTPClient {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(pemFile.path)
+        } catch {
+            throw HTTPExchangeError.unusableCertificates(path: pemFile.path, reason: "\(error)")
+        }
+        guard !certificates.isEmpty else {
+            throw HTTPExchangeError.unusableCertificates(path: pemFile.path, reason: "it holds no certificate")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.certificates(certificates)]
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        configuration.tlsConfiguration = tls
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
 }

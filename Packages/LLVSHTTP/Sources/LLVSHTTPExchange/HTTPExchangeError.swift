@@ -11,6 +11,8 @@ public enum HTTPExchangeError: Error, Hashable, CustomStringConvertible {
     case malformedResponse(url: String, reason: String)
     /// The store URL cannot be used (it must be http or https, with a host).
     case invalidStoreURL(String)
+    /// A PEM file of certificates to trust cannot be read or holds none.
+    case unusableCertificates(path: String, reason: String)
 
     /// A sentence naming the problem.
     public var description: String {
@@ -25,6 +27,8 @@ public enum HTTPExchangeError: Error, Hashable, CustomStringConvertible {
             return "\(url): malformed response: \(reason)"
         case .invalidStoreURL(let url):
             return "\(url) is not a store URL (http[s]://HOST[:PORT]/v1/stores/NAME)"
+        case let .unusableCertificates(path, reason):
+            return "cannot trust the certificates of \(path): \(reason)"
         }
     }
 }

@@ -47,10 +47,11 @@ struct HTTPTransport: Sendable {
               contentType: String = "application/json", timeout: Duration? = nil, notFoundIsNil: Bool = false) async throws -> Data? {
         let target = url(path, query: query)
         var lastFailure = ""
+        var retryAfter: Duration?
         for attempt in 1...retryPolicy.maximumAttempts {
             try Task.checkCancellation()
             if attempt > 1 {
-                let delay = retryPolicy.delay(beforeRetry: attempt - 1)
+                let delay = retryPolicy.delay(beforeRetry: attempt - 1, retryAfter: retryAfter)
                 logger.debug("retrying", metadata: ["url": "\(target)", "attempt": "\(attempt)", "delay": "\(delay)", "after": "\(lastFailure)"])
                 try await Task.sleep(for: delay)
             }
@@ -66,11 +67,13 @@ struct HTTPTransport: Sendable {
             do {
                 let response = try await client.execute(request, timeout: Self.timeAmount(timeout ?? retryPolicy.requestTimeout), logger: logger)
                 status = Int(response.status.code)
+                retryAfter = response.headers.first(name: "Retry-After").flatMap { HTTPRetryPolicy.retryAfter($0) }
                 data = Data(try await response.body.collect(upTo: maximumResponseByteCount).readableBytesView)
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
                 lastFailure = "\(error)"
+                retryAfter = nil
                 continue
             }
             switch status {

@@ -8,6 +8,9 @@ import Foundation
 public enum SyncAPI {
     /// `GET`: the server is up and its storage answers (no token needed).
     public static let healthPath = "/health"
+    /// `GET`: the server's metrics in Prometheus text format (a token may be needed; see
+    /// the llvs-server README, "Metrics").
+    public static let metricsPath = "/metrics"
     /// The prefix of every store's paths.
     public static let storesPath = "/v1/stores"
 

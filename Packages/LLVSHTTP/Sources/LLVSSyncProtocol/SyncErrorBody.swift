@@ -38,6 +38,9 @@ public enum SyncErrorCode: String, Codable, Sendable, CaseIterable {
     case unsupported
     /// 503: the storage failed; retry later.
     case storageUnavailable
+    /// 503: the server is at one of its limits (open connections, or the memory that
+    /// concurrent request bodies may hold); retry after the `Retry-After` header's seconds.
+    case overloaded
 
     /// The HTTP status code sent with this error.
     public var statusCode: Int {
@@ -48,7 +51,7 @@ public enum SyncErrorCode: String, Codable, Sendable, CaseIterable {
         case .bodyTooLarge: return 413
         case .limitExceeded, .unknownPredecessors, .invalidContent: return 422
         case .unsupported: return 501
-        case .storageUnavailable: return 503
+        case .storageUnavailable, .overloaded: return 503
         }
     }
 }

@@ -92,6 +92,23 @@ public struct AccessTokens: Sendable {
         return match
     }
 
+    /// True when `token` is listed under `*` (it opens every store): an administrator's token.
+    public func permitsEveryStore(_ token: String?) -> Bool {
+        guard let token, !token.isEmpty else { return false }
+        let presented = Self.digest(token)
+        var match = false
+        for candidate in digests[Self.anyStore] ?? [] {
+            match = Self.constantTimeEqual(candidate, presented) || match
+        }
+        return match
+    }
+
+    /// True when `token` is `expected`, compared in constant time (through their digests).
+    public static func matches(_ token: String?, _ expected: String) -> Bool {
+        guard let token, !token.isEmpty, !expected.isEmpty else { return false }
+        return constantTimeEqual(digest(token), digest(expected))
+    }
+
     private static func digest(_ token: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(token.utf8)))
     }

@@ -8,10 +8,13 @@ import LLVSSyncStorage
 struct SyncHTTPError: HTTPResponseError {
     let code: SyncErrorCode
     let message: String
+    /// Sent as `Retry-After` (with 503).
+    let retryAfterSeconds: Int?
 
-    init(_ code: SyncErrorCode, _ message: String) {
+    init(_ code: SyncErrorCode, _ message: String, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     var status: HTTPResponse.Status { HTTPResponse.Status(code: code.statusCode) }
@@ -19,6 +22,7 @@ struct SyncHTTPError: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if code == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"llvs\"" }
+        if let retryAfterSeconds { headers[.retryAfter] = "\(retryAfterSeconds)" }
         let body = (try? CanonicalJSON.encode(SyncErrorBody(error: code, message: message))) ?? Data()
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }

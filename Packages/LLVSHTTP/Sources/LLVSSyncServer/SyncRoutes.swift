@@ -15,11 +15,14 @@ struct SyncRoutes: Sendable {
     let storage: any SyncStorage
     let configuration: SyncServerConfiguration
     let notifier: VersionNotifier
+    let metrics: SyncMetrics
+    let exposition: PrometheusExposition
 
     var logger: Logger { configuration.logger }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get(RouterPath(SyncAPI.healthPath)) { _, _ in try await health() }
+        router.get(RouterPath(SyncAPI.metricsPath)) { request, _ in try prometheusMetrics(request) }
         let store = router.group(RouterPath("\(SyncAPI.storesPath)/:store"))
         store.get(RouterPath(SyncAPI.StorePath.versions)) { request, context in try await listVersions(request, context) }
         store.post(RouterPath(SyncAPI.StorePath.fetchVersions)) { request, context in try await fetchVersions(request, context) }
@@ -42,6 +45,31 @@ struct SyncRoutes: Sendable {
             throw SyncHTTPError(.storageUnavailable, "The server's storage does not answer.")
         }
         return try json(HealthResponse(status: "ok", storage: storage.kind))
+    }
+
+    /// The metrics in Prometheus text format, for whom ``SyncServerConfiguration/metricsAccess`` allows.
+    func prometheusMetrics(_ request: Request) throws -> Response {
+        var token: String?
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+            token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        }
+        let permitted: Bool
+        switch configuration.metricsAccess {
+        case .disabled:
+            throw SyncHTTPError(.notFound, "This server does not serve metrics.")
+        case .everyone:
+            permitted = true
+        case .adminTokens:
+            permitted = configuration.accessTokens.permitsEveryStore(token)
+        case .token(let metricsToken):
+            permitted = configuration.accessTokens.permitsEveryStore(token) || AccessTokens.matches(token, metricsToken)
+        }
+        guard permitted else {
+            logger.notice("unauthorized request", metadata: ["path": "\(request.uri.path)", "token": "\(token == nil ? "none" : "invalid")"])
+            throw SyncHTTPError(.unauthorized, "A valid bearer token is required.")
+        }
+        return Response(status: .ok, headers: [.contentType: PrometheusExposition.contentType],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: exposition.render())))
     }
 
     func listVersions(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -97,6 +125,9 @@ struct SyncRoutes: Sendable {
             throw error
         }
         if !outcome.added.isEmpty { notifier.notify(store) }
+        metrics.pushes.increment()
+        metrics.versionsAdded.increment(by: outcome.added.count)
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }) { metrics.pushedBytes.increment(by: length) }
         logger.info("push", metadata: ["store": "\(store)", "added": "\(outcome.added.count)",
                                        "alreadyPresent": "\(outcome.alreadyPresentCount)", "cursor": "\(outcome.cursor)",
                                        "duration": "\(ContinuousClock.now - started)"])
