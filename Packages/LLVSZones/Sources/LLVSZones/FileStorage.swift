@@ -62,7 +62,8 @@ public struct FileStorage: Storage {
             values: FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit),
             maps: FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit),
             versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true)),
-            writesZonesConcurrently: true)
+            writesZonesConcurrently: true,
+            checkStoredBytes: { Self.checkStoredBytes(root: root) })
     }
 
     private func checkOrWriteMarker(in root: URL) throws {

@@ -103,7 +103,7 @@ public final class FileVersionLog: VersionLog {
         }
         let (records, end) = try parseRecords(bytes.dropFirst(magic.count), path: path, base: magic.count)
         guard end == bytes.count - magic.count else {
-            throw ZoneError.corrupt(path: path, reason: "segment ends inside a record at offset \(magic.count + end)")
+            throw ZoneError.corrupt(path: path, reason: "the segment's final record, at offset \(magic.count + end), is incomplete or fails its checksum")
         }
         return records
     }
