@@ -17,9 +17,26 @@ public struct ScopedKey: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.key = key
     }
 
+    /// True when scope and key have byte-for-byte identical UTF-8 forms (SPEC.md section 1:
+    /// `é` composed and decomposed are two keys, which Swift's `String ==` would merge).
+    public static func == (lhs: ScopedKey, rhs: ScopedKey) -> Bool {
+        lhs.scope.utf8.elementsEqual(rhs.scope.utf8) && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+    }
+
+    /// Hashes the key consistently with its byte-wise equality.
+    public func hash(into hasher: inout Hasher) {
+        for part in [scope, key] {
+            var bytes = part
+            bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(bytes.utf8.count)
+        }
+    }
+
     /// Orders by scope, then key (UTF-8 bytes).
     public static func < (lhs: ScopedKey, rhs: ScopedKey) -> Bool {
-        lhs.scope != rhs.scope ? lhs.scope.utf8.lexicographicallyPrecedes(rhs.scope.utf8) : lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+        lhs.scope.utf8.elementsEqual(rhs.scope.utf8)
+            ? lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
+            : lhs.scope.utf8.lexicographicallyPrecedes(rhs.scope.utf8)
     }
 
     /// `scope/key`, or `key` in the empty scope.
@@ -47,11 +64,15 @@ enum StoreKeys {
     }
 
     /// The scoped key a store identifier names, or nil for the database's own records.
+    /// Works on Unicode scalars, not characters: a key may start with a combining mark,
+    /// which would join the separating `/` into one character (SPEC.md section 1).
     static func scopedKey(_ id: Value.ID) -> ScopedKey? {
-        guard id.rawValue.hasPrefix(valuePrefix) else { return nil }
-        let rest = id.rawValue.dropFirst(valuePrefix.count)
+        let scalars = id.rawValue.unicodeScalars
+        let prefix = valuePrefix.unicodeScalars
+        guard scalars.starts(with: prefix) else { return nil }
+        let rest = scalars.dropFirst(prefix.count)
         guard let slash = rest.firstIndex(of: "/") else { return nil }
-        return ScopedKey(scope: unescape(rest[..<slash]), key: String(rest[rest.index(after: slash)...]))
+        return ScopedKey(scope: unescape(String(rest[..<slash])), key: String(rest[rest.index(after: slash)...]))
     }
 
     /// The store identifier of an author's record.
@@ -59,13 +80,38 @@ enum StoreKeys {
         Value.ID(authorPrefix + id.uuidString)
     }
 
+    /// `scope` with `%` and `/` percent-escaped, scalar by scalar.
     private static func escape(_ scope: String) -> String {
-        guard scope.contains(where: { $0 == "%" || $0 == "/" }) else { return scope }
-        return scope.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        guard scope.unicodeScalars.contains(where: { $0 == "%" || $0 == "/" }) else { return scope }
+        var escaped = String.UnicodeScalarView()
+        for scalar in scope.unicodeScalars {
+            switch scalar {
+            case "%": escaped.append(contentsOf: "%25".unicodeScalars)
+            case "/": escaped.append(contentsOf: "%2F".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 
-    private static func unescape(_ scope: Substring) -> String {
-        guard scope.contains("%") else { return String(scope) }
-        return scope.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%25", with: "%")
+    /// The scope `escape` made `escaped` from.
+    private static func unescape(_ escaped: String) -> String {
+        let scalars = Array(escaped.unicodeScalars)
+        guard scalars.contains("%") else { return escaped }
+        var scope = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == "%", index + 2 < scalars.count {
+                let code = String(String.UnicodeScalarView(scalars[(index + 1)...(index + 2)]))
+                if code == "25" || code == "2F" {
+                    scope.append(code == "25" ? "%" : "/")
+                    index += 3
+                    continue
+                }
+            }
+            scope.append(scalars[index])
+            index += 1
+        }
+        return String(scope)
     }
 }
