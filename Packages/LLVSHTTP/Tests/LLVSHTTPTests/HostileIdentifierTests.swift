@@ -213,6 +213,36 @@ struct HostileIdentifierTests {
         try HostileIdentifiers.expectSameContent(receiver.store, as: sender.store, written: written, overHTTP: kind.overHTTP, what)
     }
 
+    @Test("Hostile identifiers travel in snapshots (file-system directory, server storages) of every snapshot-capable backend",
+          arguments: [HostileExchangeKind.fileSystem] + HostileExchangeKind.available.filter { $0 == .httpSQLite || $0 == .httpPostgres },
+          [StoreReplica.Backend.file, .sqlite])
+    func snapshots(kind: HostileExchangeKind, backend: StoreReplica.Backend) async throws {
+        let sender = try StoreReplica(backend: backend)
+        let receiver = try StoreReplica(backend: backend)
+        let written = try HostileIdentifiers.write(into: sender.store, overHTTP: false)
+        let what = "snapshot through \(kind) on \(backend)"
+        switch kind {
+        case .fileSystem:
+            let directory = try TemporaryDirectory(prefix: "llvs-hostile-snapshot")
+            #expect(try await FileSystemExchange(rootDirectoryURL: directory.url, store: sender.store).sendSnapshot(chunkSize: 4_096) != nil)
+            #expect(try await FileSystemExchange(rootDirectoryURL: directory.url, store: receiver.store).restoreSnapshot() != nil)
+        default:
+            let directory = try TemporaryDirectory(prefix: "llvs-hostile-snapshot-server")
+            let server = try await RunningServer(storage: makeStorage(kind == .httpSQLite ? .sqlite : .postgres, in: directory))
+            let name = uniqueStoreName("hostile-snapshot")
+            do {
+                let sent = try await HTTPExchange(storeURL: server.storeURL(name), store: sender.store, accessToken: testToken).sendSnapshot(chunkSize: 4_096)
+                #expect(sent != nil)
+                #expect(try await HTTPExchange(storeURL: server.storeURL(name), store: receiver.store, accessToken: testToken).restoreSnapshot() != nil)
+            } catch {
+                await server.stop()
+                throw error
+            }
+            await server.stop()
+        }
+        try HostileIdentifiers.expectSameContent(receiver.store, as: sender.store, written: written, overHTTP: false, what)
+    }
+
     @Test("The identifiers the server refuses by design (empty, over 256 bytes) are refused with a 4xx, not stored cut",
           arguments: StorageKind.available)
     func refusedOverHTTP(kind: StorageKind) async throws {

@@ -162,7 +162,15 @@ struct HostilePushTests {
             """#.utf8)
     }
 
-    @Test("NUL, lone surrogates, huge and empty identifiers: stored exactly or refused with a 4xx", arguments: StorageKind.available)
+    /// ``body(versionId:predecessor:valueId:)`` with the bytes of `marker` replaced by raw `bytes`.
+    static func body(versionId: String, replacing marker: String, with bytes: [UInt8]) -> Data {
+        let body = Array(body(versionId: versionId))
+        let needle = Array(marker.utf8)
+        guard let start = body.indices.first(where: { body[$0...].starts(with: needle) }) else { return Data(body) }
+        return Data(body[..<start] + bytes + body[(start + needle.count)...])
+    }
+
+    @Test("NUL, lone surrogates, invalid UTF-8, huge and empty identifiers: stored exactly or refused with a 4xx", arguments: StorageKind.available)
     func hostilePushes(kind: StorageKind) async throws {
         let directory = try TemporaryDirectory(prefix: "llvs-hostile-push")
         let server = try await RunningServer(storage: makeStorage(kind, in: directory))
@@ -198,6 +206,11 @@ struct HostilePushTests {
             ("huge value id", Self.body(versionId: "S-huge", valueId: String(repeating: "é", count: 200))),
             ("empty id", Self.body(versionId: "")),
             ("unknown NUL predecessor", Self.body(versionId: "S-orphan", predecessor: #"X\u0000"#)),
+            ("invalid UTF-8", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0xFF, 0xFE])),
+            ("overlong UTF-8 NUL", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0xC0, 0x80])),
+            ("UTF-8 of a surrogate", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0xED, 0xA0, 0x80])),
+            ("unescaped NUL byte", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0x00])),
+            ("unescaped LF byte", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0x0A])),
         ]
         for (label, body) in refused {
             let answer = try await raw.request(.POST, push, token: testToken, body: body)
