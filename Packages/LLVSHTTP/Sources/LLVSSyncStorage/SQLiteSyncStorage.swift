@@ -37,6 +37,13 @@ public final class SQLiteSyncStorage: SyncStorage {
             throw SyncStorageError.unavailable("cannot open \(fileURL.path): \(error)")
         }
         try Self.migrate(pool, fileURL: fileURL)
+        // A push is acknowledged only once it is on stable storage: GRDB's pool leaves a WAL
+        // database at `synchronous = NORMAL`, which syncs the log only at checkpoints.
+        do {
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        } catch {
+            throw SyncStorageError.unavailable("cannot configure \(fileURL.path): \(error)")
+        }
     }
 
     /// The schema's migrations (SPEC.md section 15), recorded in GRDB's `grdb_migrations`:
