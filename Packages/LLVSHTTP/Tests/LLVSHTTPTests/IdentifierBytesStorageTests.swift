@@ -211,6 +211,10 @@ struct HostilePushTests {
             ("UTF-8 of a surrogate", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0xED, 0xA0, 0x80])),
             ("unescaped NUL byte", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0x00])),
             ("unescaped LF byte", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0x0A])),
+            ("infinite timestamp", Self.body(versionId: "S-inf", replacing: #""timestamp":1"#, with: Array(#""timestamp":1e400"#.utf8))),
+            ("negative infinite timestamp", Self.body(versionId: "S-inf", replacing: #""timestamp":1"#, with: Array(#""timestamp":-1e400"#.utf8))),
+            ("huge data size", Self.body(versionId: "S-size", replacing: #""timestamp":1"#, with: Array(#""timestamp":1,"valueDataSize":1e30"#.utf8))),
+            ("negative data size", Self.body(versionId: "S-size", replacing: #""timestamp":1"#, with: Array(#""timestamp":1,"valueDataSize":-5"#.utf8))),
         ]
         for (label, body) in refused {
             let answer = try await raw.request(.POST, push, token: testToken, body: body)
