@@ -81,10 +81,18 @@ public final class SQLiteSyncStorage: SyncStorage {
         guard !superseded else {
             throw SyncStorageError.unavailable("\(fileURL.path) was written by a newer version of the server (it lists migrations this one does not know)")
         }
-        do {
-            try migrator.migrate(pool)
-        } catch {
-            throw SyncStorageError.unavailable("cannot migrate \(fileURL.path): \(error)")
+        // Another server process sharing the file may run a migration between this one's
+        // check and its write (GRDB checks outside each migration's transaction, and a
+        // migration recorded twice rolls back): a new attempt finds it applied.
+        for attempt in 1...3 {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch where attempt < 3 {
+                continue
+            } catch {
+                throw SyncStorageError.unavailable("cannot migrate \(fileURL.path): \(error)")
+            }
         }
     }
 

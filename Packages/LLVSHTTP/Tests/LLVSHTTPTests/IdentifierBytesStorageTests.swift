@@ -72,7 +72,13 @@ struct IdentifierBytesStorageTests {
         }
         try SQLiteSyncStorage.execute(sql, inDatabaseAt: fileURL)
 
-        let storage = try SQLiteSyncStorage(fileURL: fileURL)
+        // Several servers starting together on the old file: each opens it, one converts it.
+        let opened = try await withThrowingTaskGroup(of: SQLiteSyncStorage.self) { group in
+            for _ in 0..<4 { group.addTask { try SQLiteSyncStorage(fileURL: fileURL) } }
+            return try await group.reduce(into: [SQLiteSyncStorage]()) { $0.append($1) }
+        }
+        #expect(opened.count == 4)
+        let storage = try #require(opened.first)
         try await expectUpgraded(storage, old: old)
         // Opened again: the migrations are recorded, nothing changes.
         try await expectUpgraded(try SQLiteSyncStorage(fileURL: fileURL), old: old, pushed: true)
