@@ -23,6 +23,44 @@ import Testing
         }
     }
 
+    @Test func pushAndPullOverTLSWithATrustedSelfSignedCertificate() throws {
+        let scratch = try ScratchDirectory()
+        let certificate = scratch.path("cert.pem"), key = scratch.path("key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                             "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+                             "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl req failed")
+
+        let token = "server-tls-token-0123456789abcdef"
+        var server = try ToolRunner("llvs-server")
+        server.environment["LLVS_SERVER_TOKENS"] = "*=\(token)"
+        let process = try BackgroundTool(server, ["--port", "0", "--data-directory", scratch.path("data"),
+                                                  "--tls-certificate", certificate, "--tls-key", key])
+        let lines = try process.lines(atLeast: 1)
+        let listening = try #require(lines.first { $0.hasPrefix("llvs-server listening on https://") }, "output: \(lines)")
+        let base = try #require(listening.split(separator: " ").first { $0.hasPrefix("https://") }.map(String.init))
+
+        var llvs = try ToolRunner("llvs")
+        llvs.environment["LLVS_TOKEN"] = token
+        let a = ["--store", scratch.path("a")], b = ["--store", scratch.path("b")]
+        try llvs.succeed(["init"] + a)
+        try llvs.succeed(["init"] + b)
+        try llvs.succeed(["put", "note", "over https"] + a)
+        let untrusted = try llvs.run(["push", "\(base)/v1/stores/notes", "--retries", "0"] + a)
+        #expect(untrusted.status == 1, "a certificate nobody trusts: \(untrusted.stderr)")
+        llvs.environment["LLVS_CA_CERTIFICATES"] = certificate
+        #expect(try llvs.succeed(["push", "\(base)/v1/stores/notes", "--json"] + a).object()["sent"] as? Int == 1)
+        #expect(try llvs.succeed(["pull", "\(base)/v1/stores/notes", "--json"] + b).object()["retrieved"] as? Int == 1)
+        #expect(try llvs.succeed(["get", "note"] + b).text == "over https")
+        #expect(process.stop(), "SIGTERM stops the server")
+    }
+
     @Test func anUnreadableCertificateStopsTheServer() throws {
         let scratch = try ScratchDirectory()
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: scratch.path("cert.pem")))

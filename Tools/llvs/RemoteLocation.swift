@@ -47,7 +47,8 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     /// and a request that fails for a passing reason is tried again `retries` times, each
     /// retry announced on stderr as it happens.
     ///
-    /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL.
+    /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL,
+    ///   `.unusableCertificates` when `$LLVS_CA_CERTIFICATES` names an unusable file.
     func makeExchange(store: Store, accessToken: String?, retries: Int = 7) throws -> any Exchange {
         switch self {
         case .directory(let url):
@@ -55,10 +56,19 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
         case .server(let url):
             var logger = Logger(label: "llvs.exchange") { _ in RetryAnnouncer(retries: retries) }
             logger.logLevel = .debug
-            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken,
-                                    retryPolicy: HTTPRetryPolicy(maximumAttempts: retries + 1), logger: logger)
+            let retryPolicy = HTTPRetryPolicy(maximumAttempts: retries + 1)
+            if let certificates = ProcessInfo.processInfo.environment[Self.trustedCertificatesVariable], !certificates.isEmpty {
+                let client = try HTTPExchange.sharedHTTPClient(trustingCertificatesIn: URL(fileURLWithPath: certificates))
+                return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken, httpClient: client,
+                                        retryPolicy: retryPolicy, logger: logger)
+            }
+            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken, retryPolicy: retryPolicy, logger: logger)
         }
     }
+
+    /// The environment variable naming a PEM file of certificates to trust besides the
+    /// system's (a private CA, or a server's self-signed certificate), for https store URLs.
+    static let trustedCertificatesVariable = "LLVS_CA_CERTIFICATES"
 
     /// The standardized store URL in `text`.
     ///

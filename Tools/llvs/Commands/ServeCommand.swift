@@ -50,6 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard let storeName = SyncStoreName(rawValue: name) else { throw CLIError.usage("\"\(name)\" is not a store name") }
         let storage = StoreSyncStorage(store: directory.store, storeName: storeName)
+        // The server's defaults (timeouts, connection and body caps) apply; like llvs-server,
+        // raise the open-file limit so the connection cap is not cut to the usual 1,024.
+        OpenFileLimit.raiseToHardLimit()
         let configuration = SyncServerConfiguration(host: host, port: port, accessTokens: accessTokens, logger: Self.logger())
         let announcement = ServeAnnouncement(storePath: directory.url.path, host: host, name: name, token: accessToken, json: options.json)
         do {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LLVSCore
 import NIOSSL
 
 extension HTTPExchange {
@@ -44,4 +45,22 @@ extension HTTPExchange {
         configuration.tlsConfiguration = tls
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
+
+    /// Like ``makeHTTPClient(trustingCertificatesIn:)``, but made once per file and kept for
+    /// the life of the process (never shut down), like ``defaultHTTPClient``: for tools that
+    /// make exchanges without managing a client's lifetime.
+    ///
+    /// - Throws: ``HTTPExchangeError/unusableCertificates(path:reason:)``.
+    public static func sharedHTTPClient(trustingCertificatesIn pemFile: URL) throws -> HTTPClient {
+        let path = pemFile.standardizedFileURL.path
+        return try trustingClients.withLock { clients in
+            if let client = clients[path] { return client }
+            let client = try makeHTTPClient(trustingCertificatesIn: URL(fileURLWithPath: path))
+            clients[path] = client
+            return client
+        }
+    }
+
+    /// The clients of ``sharedHTTPClient(trustingCertificatesIn:)``, by file path.
+    private static let trustingClients = Locked<[String: HTTPClient]>([:])
 }
