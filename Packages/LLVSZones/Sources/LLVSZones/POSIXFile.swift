@@ -97,7 +97,13 @@ enum POSIXFile {
     /// it returns once the data is written) instead of an fsync per file, for bulk writes.
     static func syncAllFileSystems() {
         sync()
+        syncObserver.withLock { $0 }?(nil, nil)
     }
+
+    /// Called after each successful sync with the descriptor and path synced (both nil after
+    /// ``syncAllFileSystems()``). Set only by tests that model a power loss: what was not
+    /// synced when the power went is gone.
+    static let syncObserver = Mutex<(@Sendable (_ descriptor: Int32?, _ path: String?) -> Void)?>(nil)
 
     /// Opens a file with close-on-exec, returning its descriptor.
     static func openFile(_ path: String, flags: Int32, operation: String) throws -> Int32 {
@@ -127,6 +133,7 @@ enum POSIXFile {
         while fsync(descriptor) != 0 {
             if errno != EINTR { throw ioError("fsync", path) }
         }
+        syncObserver.withLock { $0 }?(descriptor, path)
     }
 
     /// Closes a descriptor, reporting failure.
