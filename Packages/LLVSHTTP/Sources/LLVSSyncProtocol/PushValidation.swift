@@ -1,7 +1,9 @@
 import LLVSCore
 
-/// Checks on pushed versions that need no storage: identifier lengths and repeats within
-/// one push. Both the server and its storage backends use it.
+/// Checks on pushed versions that need no storage: identifier lengths, repeats within one
+/// push, and a value changed twice by one version (which every store refuses to add, so a
+/// server that kept it would fail every client's pull). Both the server and its storage
+/// backends use it. Identifiers are compared byte for byte (SPEC.md section 1).
 public enum PushValidation {
     /// The first problem with these versions, as an error code and a message, or nil.
     public static func problem(in versions: [VersionChangesMessage]) -> (code: SyncErrorCode, message: String)? {
@@ -12,8 +14,12 @@ public enum PushValidation {
             for predecessor in version.predecessorIds {
                 if let problem = identifierProblem(predecessor.rawValue, what: "predecessor of \(version.id)") { return problem }
             }
+            var changed = Set<Value.ID>()
             for change in message.valueChanges {
                 if let problem = identifierProblem(change.valueId.rawValue, what: "value identifier in \(version.id)") { return problem }
+                guard changed.insert(change.valueId).inserted else {
+                    return (.invalidContent, "version \(version.id.rawValue.debugDescription) changes value \(change.valueId.rawValue.debugDescription) more than once")
+                }
             }
             if let earlier = seen.updateValue(index, forKey: version.id) {
                 return (.invalidContent, "version \(version.id) appears twice in the push (entries \(earlier) and \(index))")

@@ -169,8 +169,8 @@ struct HostilePushTests {
     }
 
     /// ``body(versionId:predecessor:valueId:)`` with the bytes of `marker` replaced by raw `bytes`.
-    static func body(versionId: String, replacing marker: String, with bytes: [UInt8]) -> Data {
-        let body = Array(body(versionId: versionId))
+    static func body(versionId: String, valueId: String = "k", replacing marker: String, with bytes: [UInt8]) -> Data {
+        let body = Array(body(versionId: versionId, valueId: valueId))
         let needle = Array(marker.utf8)
         guard let start = body.indices.first(where: { body[$0...].starts(with: needle) }) else { return Data(body) }
         return Data(body[..<start] + bytes + body[(start + needle.count)...])
@@ -217,6 +217,8 @@ struct HostilePushTests {
             ("UTF-8 of a surrogate", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0xED, 0xA0, 0x80])),
             ("unescaped NUL byte", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0x00])),
             ("unescaped LF byte", Self.body(versionId: "S-BAD", replacing: "BAD", with: [0x0A])),
+            ("a value changed twice", Self.body(versionId: "S-twice", valueId: #"a\u0000b"#, replacing: #"{"insert""#,
+                                                 with: Array(#"{"remove":"a\u0000b"},{"insert""#.utf8))),
             ("infinite timestamp", Self.body(versionId: "S-inf", replacing: #""timestamp":1"#, with: Array(#""timestamp":1e400"#.utf8))),
             ("negative infinite timestamp", Self.body(versionId: "S-inf", replacing: #""timestamp":1"#, with: Array(#""timestamp":-1e400"#.utf8))),
             ("huge data size", Self.body(versionId: "S-size", replacing: #""timestamp":1"#, with: Array(#""timestamp":1,"valueDataSize":1e30"#.utf8))),
@@ -231,5 +233,25 @@ struct HostilePushTests {
         let after = try await server.storage.listVersions(in: name, after: nil, limit: 100).versionIds
         #expect(after.map { Array($0.rawValue.utf8) } == [Array("X\0y".utf8), Array("X\0z".utf8)])
         (server.storage as? PostgresSyncStorage)?.close()
+    }
+
+    @Test("A peer answers a push its store refuses with 422, not 503; NUL identifiers land in its store")
+    func peerRefusals() async throws {
+        let peer = try Client("hostile-peer")
+        let name = SyncStoreName(rawValue: "peer")!
+        let server = try await RunningServer(storage: StoreSyncStorage(store: peer.store, storeName: name))
+        defer { Task { await server.stop() } }
+        let push = "\(server.storeURL(name).absoluteString)/push"
+        let raw = RawClient()
+        let stored = try await raw.request(.POST, push, token: testToken, body: Self.body(versionId: #"P\u0000a"#, valueId: #"a\u0000b"#))
+        #expect(stored.status == 200)
+        #expect(peer.versionIds.map { Array($0.rawValue.utf8) } == [Array("P\0a".utf8)])
+        // A preserve of data the peer does not hold: the store refuses it, whatever the retry.
+        let preserve = Self.body(versionId: "P-preserve", replacing: #"{"insert":{"data":"eA==","id":"k"}}"#,
+                                 with: Array(#"{"preserve":{"storedVersionId":"nowhere","valueId":"k"}}"#.utf8))
+        let refused = try await raw.request(.POST, push, token: testToken, body: preserve)
+        #expect(refused.status == 422, "\(String(decoding: refused.body, as: UTF8.self))")
+        #expect((try? JSONDecoder().decode(SyncErrorBody.self, from: refused.body))?.error == SyncErrorCode.invalidContent.rawValue)
+        #expect(peer.versionIds.count == 1)
     }
 }
