@@ -77,7 +77,7 @@ import Darwin
         let connection = try RawConnection(port: server.port)
         try connection.send("GET /health HTTP/1.1\r\nHo")
         let closed = try #require(await connection.waitForClose(within: .seconds(5)), "still open 5 s after half a head")
-        #expect(closed >= .milliseconds(200) && closed < .seconds(3), "closed after \(closed)")
+        #expect(closed >= .milliseconds(200), "closed after \(closed), before the header timeout")
         await server.stop()
     }
 
@@ -169,7 +169,8 @@ import Darwin
                                            retry: HTTPRetryPolicy(maximumAttempts: 5, initialDelay: .milliseconds(20)))
         let started = ContinuousClock.now
         let sending = Task { try await exchange.send() }
-        try await Task.sleep(for: .milliseconds(300))
+        // Once the exchange's push has been refused, the held body goes away.
+        try await eventually { try await metricsText(base).contains("llvs_refusals_total{status=\"503\"} 2") }
         holder.close()
         _ = try await sending.value
         let elapsed = ContinuousClock.now - started
