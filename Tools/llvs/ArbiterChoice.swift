@@ -25,6 +25,18 @@ enum ArbiterChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
     func mergeHeads(of directory: StoreDirectory, into version: Version.ID, others: [Version.ID],
                     headSelection: Store.MergeHeadSelection, metadata: Version.Metadata) throws -> Version? {
         let store = directory.store
+        // The store's mergeHeads merges every selected head; with abandoned heads in the
+        // store (PendingCommit.swift), HEAD merges only the others, in turn.
+        if store.queryHistory({ !$0.headIdentifiers.isDisjoint(with: directory.abandonedVersions) }) && self != .ours && self != .theirs {
+            switch self {
+            case .none: return try Self.mergeInTurn(directory, into: version, others: others, arbiter: RefusingArbiter(), metadata: metadata)
+            case .mostRecentChange:
+                return try Self.mergeInTurn(directory, into: version, others: others, arbiter: MostRecentChangeFavoringArbiter(), metadata: metadata)
+            case .mostRecentBranch:
+                return try Self.mergeInTurn(directory, into: version, others: others, arbiter: MostRecentBranchFavoringArbiter(), metadata: metadata)
+            case .ours, .theirs: break
+            }
+        }
         switch self {
         case .none: return try store.mergeHeads(into: version, resolvingWith: RefusingArbiter(), headSelection: headSelection, metadata: metadata)
         case .mostRecentChange: return try store.mergeHeads(into: version, resolvingWith: MostRecentChangeFavoringArbiter(), headSelection: headSelection, metadata: metadata)

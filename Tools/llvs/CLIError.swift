@@ -11,7 +11,7 @@ import LLVS
 /// | 3 | an unknown or ambiguous version |
 /// | 4 | no value with that identifier at that version |
 /// | 5 | a merge has conflicts and needs an arbiter (`--arbiter`) |
-/// | 6 | `verify` found damage |
+/// | 6 | `verify` found damage, or the store's data (its database or file-store marker) is missing |
 /// | 64 | a usage error (a bad option or argument, a URL that is not a store URL) |
 enum CLIError: Error, CustomStringConvertible {
     case noStore(path: String)
@@ -24,6 +24,9 @@ enum CLIError: Error, CustomStringConvertible {
     case unknownValue(Value.ID, at: Version.ID)
     case conflictsNeedArbiter([MergeConflict])
     case damaged(problemCount: Int)
+    /// The store's data is gone (`path`, its SQLite database or file-store marker, was
+    /// deleted); `head` is the HEAD `state.json` still names. Nothing is created in its place.
+    case storageMissing(path: String, head: Version.ID?)
     case invalidStoreConfiguration(path: String, reason: String)
     /// An exchange over HTTP failed; see `HTTPExchangeError+CLI.swift`.
     case remote(HTTPExchangeError)
@@ -37,7 +40,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .unknownVersion, .ambiguousVersion, .emptyStore, .noHead: return 3
         case .unknownValue: return 4
         case .conflictsNeedArbiter: return 5
-        case .damaged: return 6
+        case .damaged, .storageMissing: return 6
         case .usage: return 64
         case .remote(let error): return error.exitStatus
         case .storeExists, .invalidStoreConfiguration, .failed: return 1
@@ -56,6 +59,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .unknownValue: return "unknownValue"
         case .conflictsNeedArbiter: return "conflictsNeedArbiter"
         case .damaged: return "damaged"
+        case .storageMissing: return "storageMissing"
         case .invalidStoreConfiguration: return "invalidStoreConfiguration"
         case .remote(let error): return error.code
         case .usage: return "usage"
@@ -85,6 +89,10 @@ enum CLIError: Error, CustomStringConvertible {
                 + "see both sides with `llvs conflicts`; merge again with --ours, --theirs, --value ID=DATA, or --arbiter most-recent-change, most-recent-branch, ours or theirs"
         case .damaged(let count):
             return "the store is damaged: \(Output.count(count, "problem")) found"
+        case let .storageMissing(path, head):
+            return "the store's data is missing: \(path) does not exist (deleted or moved?)"
+                + (head.map { "; HEAD (state.json) names version \($0), which it held" } ?? "")
+                + "; nothing was created in its place — restore it from a backup, or pull the versions from a remote into a new store"
         case let .invalidStoreConfiguration(path, reason):
             return "the store configuration \(path) is unusable: \(reason)"
         case .remote(let error):

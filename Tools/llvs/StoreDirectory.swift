@@ -48,6 +48,12 @@ final class StoreDirectory {
         /// a trailing slash), the exchange's restoration state, so the next push or pull lists
         /// only what is new.
         var remotes: [String: Data] = [:]
+        /// Set while a command writes versions, until it saves the new `HEAD` (see
+        /// `PendingCommit.swift`); absent otherwise.
+        var pending: PendingCommit?
+        /// Versions made by commands that did not complete: never merged, fast-forwarded to
+        /// or pushed. Absent when there are none.
+        var abandoned: [Version.ID]?
     }
 
     let url: URL
@@ -91,14 +97,17 @@ final class StoreDirectory {
         if FileManager.default.fileExists(atPath: configurationURL.path) { throw CLIError.storeExists(path: url.path) }
         try DurableFile.createDirectory(url)
         try DurableFile.write(try JSONEncoder.llvs.encode(Configuration(storage: storage)), to: configurationURL)
-        return try StoreDirectory(url: url, locking: true)
+        return try StoreDirectory(url: url, locking: true, creatingStorage: true)
     }
 
     /// Opens the store at `url`; `locking` takes the store's lock for the life of the object.
+    /// Only `creatingStorage` (for `llvs init`) lets the storage make its database or
+    /// directories: any other command on a store whose data was deleted would otherwise
+    /// open a new, empty store in its place.
     ///
     /// - Throws: ``CLIError/noStore(path:)``, ``CLIError/invalidStoreConfiguration(path:reason:)``,
-    ///   or the store's errors.
-    init(url: URL, locking: Bool) throws {
+    ///   ``CLIError/storageMissing(path:head:)``, or the store's errors.
+    init(url: URL, locking: Bool, creatingStorage: Bool = false) throws {
         self.url = url
         let configurationURL = url.appendingPathComponent("llvs.json")
         guard let data = FileManager.default.contents(atPath: configurationURL.path) else { throw CLIError.noStore(path: url.path) }
@@ -112,6 +121,12 @@ final class StoreDirectory {
                 reason: "format \(configuration.format) version \(configuration.formatVersion) is not one this llvs reads (\(Configuration.format) version 1)")
         }
         lockDescriptor = locking ? try Self.lock(url.appendingPathComponent("lock")) : nil
+        let storeURL = url.appendingPathComponent("store", isDirectory: true)
+        if !creatingStorage, let missing = Self.missingStorage(at: storeURL, kind: configuration.storage) {
+            let head = FileManager.default.contents(atPath: url.appendingPathComponent("state.json").path)
+                .flatMap { try? JSONDecoder().decode(State.self, from: $0) }?.head
+            throw CLIError.storageMissing(path: missing, head: head)
+        }
         store = try Store(rootDirectoryURL: url.appendingPathComponent("store", isDirectory: true), storage: configuration.storage.makeStorage())
         let stateURL = url.appendingPathComponent("state.json")
         if let stateData = FileManager.default.contents(atPath: stateURL.path) {
@@ -122,6 +137,23 @@ final class StoreDirectory {
             }
         } else {
             state = State(head: store.mostRecentHead?.id)
+        }
+        // A command that recorded its intent and is gone (it held the lock we now hold).
+        if locking, state.pending != nil { try abandonPendingVersions() }
+    }
+
+    /// The path of the file that shows a store of `kind` exists at `storeURL`, when it is
+    /// missing: SQLite's database file; for file storage its marker (`llvs-store.json`),
+    /// unless the store has a `versions` directory (a store made before the marker).
+    static func missingStorage(at storeURL: URL, kind: StorageKind) -> String? {
+        switch kind {
+        case .sqlite:
+            let database = storeURL.appendingPathComponent(SQLiteStorage.databaseFileName).path
+            return FileManager.default.fileExists(atPath: database) ? nil : database
+        case .file:
+            let marker = storeURL.appendingPathComponent(FileStorage.markerFileName).path
+            let versions = storeURL.appendingPathComponent("versions", isDirectory: true).path
+            return FileManager.default.fileExists(atPath: marker) || FileManager.default.fileExists(atPath: versions) ? nil : marker
         }
     }
 
@@ -164,7 +196,7 @@ final class StoreDirectory {
     /// them into `version` would bring in, in identifier order.
     func headsToMerge(into version: Version.ID, selection: Store.MergeHeadSelection) throws -> [Version.ID] {
         try store.queryHistory { history in
-            try history.headIdentifiers.filter { id in
+            try liveHeads(of: history).filter { id in
                 try id != version && selection.includes(history.version(identifiedBy: id)?.branch) && !history.isAncestor(id, of: version)
             }.sorted()
         }
@@ -187,7 +219,7 @@ final class StoreDirectory {
     func fastForwardHead() throws -> Bool {
         let selection = headSelection
         let target: (id: Version.ID, branch: Branch?)? = try store.queryHistory { history in
-            let allHeads = history.headIdentifiers.compactMap { history.version(identifiedBy: $0) }
+            let allHeads = try liveHeads(of: history).compactMap { history.version(identifiedBy: $0) }
             let heads = allHeads.filter { selection.includes($0.branch) }
             guard let head = state.head else {
                 let newest = { (versions: [Version]) in versions.max { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) } }
@@ -209,7 +241,7 @@ final class StoreDirectory {
         let selection = headSelection
         let head = state.head
         return try store.queryHistory { history in
-            try history.headIdentifiers.sorted().compactMap { id -> (Version.ID, Branch)? in
+            try liveHeads(of: history).sorted().compactMap { id -> (Version.ID, Branch)? in
                 guard let branch = history.version(identifiedBy: id)?.branch, !selection.includes(branch) else { return nil }
                 if let head, try id == head || history.isAncestor(id, of: head) { return nil }
                 return (id, branch)

@@ -80,6 +80,9 @@ struct CheckoutCommand: ParsableCommand {
         let directory = try options.open(locking: true)
         let id = try directory.resolveVersion(version)
         directory.state.head = id
+        // Naming an abandoned version takes it back, as checking out a dangling commit does.
+        directory.state.abandoned = directory.state.abandoned?.filter { $0 != id }
+        if directory.state.abandoned?.isEmpty == true { directory.state.abandoned = nil }
         try directory.saveState()
         struct Moved: Encodable { var head: Version.ID }
         if options.json { return try Output.json(Moved(head: id)) }

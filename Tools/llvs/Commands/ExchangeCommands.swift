@@ -161,8 +161,10 @@ struct SyncCommand: AsyncParsableCommand {
         try directory.saveState()
         var merge: MergeOutcome?
         if directory.state.head != nil {
-            merge = try MergeOutcome.merge(directory, selection: directory.headSelection, arbiter: arbiter, message: nil)
-            try directory.saveState()
+            try directory.committing {
+                merge = try MergeOutcome.merge(directory, selection: directory.headSelection, arbiter: arbiter, message: nil)
+                return merge?.version
+            }
         }
         let sent = try await ExchangeRun.push(directory, remote: remote, resolved, json: options.json)
         if options.json {
@@ -181,8 +183,11 @@ struct SyncCommand: AsyncParsableCommand {
 enum ExchangeRun {
     /// Sends what the remote lacks; returns the versions sent.
     static func push(_ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool) async throws -> [Version.ID] {
-        try await transfer("push", directory, remote: remote, resolved, json: json) { exchange, progress in
-            try await exchange.send(progress: progress)
+        // Versions abandoned by commands that did not complete stay here (PendingCommit.swift).
+        let abandoned = directory.abandonedVersions
+        let heads = abandoned.isEmpty ? nil : try directory.store.queryHistory { try directory.liveHeads(of: $0).sorted() }
+        return try await transfer("push", directory, remote: remote, resolved, json: json) { exchange, progress in
+            try await exchange.send(upTo: heads, progress: progress)
         }
     }
 

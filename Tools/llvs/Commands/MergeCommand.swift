@@ -63,8 +63,12 @@ struct MergeCommand: ParsableCommand {
         if dryRun { return try ConflictReport.make(directory, selection: selection).print(json: options.json, directory: directory) }
         let byHand = ours || theirs || !values.isEmpty
         let hand = byHand ? HandResolvingArbiter(values: try handValues(), side: ours ? .first : theirs ? .second : nil) : nil
-        let outcome = try MergeOutcome.merge(directory, selection: selection, arbiter: arbiter, hand: hand, message: message)
-        try directory.saveState()
+        var merged: MergeOutcome?
+        try directory.committing {
+            merged = try MergeOutcome.merge(directory, selection: selection, arbiter: arbiter, hand: hand, message: message)
+            return merged?.version
+        }
+        guard let outcome = merged else { return }
         try outcome.print(json: options.json, directory: directory)
     }
 }

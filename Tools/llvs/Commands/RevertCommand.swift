@@ -43,10 +43,13 @@ struct RevertCommand: ParsableCommand {
             relativeTo = predecessors[mainline - 1]
         }
         let short = directory.abbreviation(of: target)
-        let reverted: Version?
+        var reverted: Version?
+        let metadata = try directory.metadata(message: message ?? "revert \(short)")
         do {
-            reverted = try directory.store.revert(target, basedOn: head, relativeTo: relativeTo,
-                                                  metadata: try directory.metadata(message: message ?? "revert \(short)"))
+            try directory.committing {
+                reverted = try directory.store.revert(target, basedOn: head, relativeTo: relativeTo, metadata: metadata)
+                return reverted?.id
+            }
         } catch let StoreError.revertConflicts(_, valueIds) {
             throw CLIError.failed("cannot revert \(short): \(valueIds.map(\.rawValue).joined(separator: ", ")) changed again after it; "
                                   + "put the values you want with `llvs put`")
@@ -56,8 +59,6 @@ struct RevertCommand: ParsableCommand {
             if options.json { return try Output.json(Reverted(reverted: target, version: nil, changes: [])) }
             return Output.line("Nothing to revert: the changes of \(short) are not at HEAD.")
         }
-        directory.state.head = reverted.id
-        try directory.saveState()
         let changes = try directory.store.valueChanges(madeBetween: head, and: reverted.id).sorted { $0.valueId < $1.valueId }.map(DiffEntry.init)
         if options.json { return try Output.json(Reverted(reverted: target, version: reverted.id, changes: changes)) }
         let branch = directory.state.branch.map { " \($0.rawValue)" } ?? ""

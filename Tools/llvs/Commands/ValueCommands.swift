@@ -34,11 +34,13 @@ struct PutCommand: ParsableCommand {
         let head = try directory.currentHead()
         let exists = try head.map { try directory.store.valueReference(id: valueId, at: $0) != nil } ?? false
         let value = Value(id: valueId, data: data)
-        let version = try directory.store.makeVersion(
-            basedOnPredecessor: head, storing: [exists ? .update(value) : .insert(value)],
-            metadata: try directory.metadata(message: message ?? "put \(id)"))
-        directory.state.head = version.id
-        try directory.saveState()
+        let metadata = try directory.metadata(message: message ?? "put \(id)")
+        var made: Version?
+        try directory.committing {
+            made = try directory.store.makeVersion(basedOnPredecessor: head, storing: [exists ? .update(value) : .insert(value)], metadata: metadata)
+            return made?.id
+        }
+        guard let version = made else { return }
         try VersionMade(version: version.id, change: exists ? "update" : "insert", ids: [valueId])
             .print(json: options.json, directory: directory, text: "\(exists ? "updated" : "inserted") \(id) (\(Output.bytes(Int64(data.count))))")
     }
@@ -76,11 +78,13 @@ struct RemoveCommand: ParsableCommand {
         for valueId in valueIds where try directory.store.valueReference(id: valueId, at: head) == nil {
             throw CLIError.unknownValue(valueId, at: head)
         }
-        let version = try directory.store.makeVersion(
-            basedOnPredecessor: head, storing: valueIds.map(Value.Change.remove),
-            metadata: try directory.metadata(message: message ?? "rm \(ids.joined(separator: " "))"))
-        directory.state.head = version.id
-        try directory.saveState()
+        let metadata = try directory.metadata(message: message ?? "rm \(ids.joined(separator: " "))")
+        var made: Version?
+        try directory.committing {
+            made = try directory.store.makeVersion(basedOnPredecessor: head, storing: valueIds.map(Value.Change.remove), metadata: metadata)
+            return made?.id
+        }
+        guard let version = made else { return }
         try VersionMade(version: version.id, change: "remove", ids: valueIds)
             .print(json: options.json, directory: directory, text: "removed \(valueIds.map(\.rawValue).joined(separator: ", "))")
     }

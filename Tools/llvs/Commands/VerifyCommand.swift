@@ -4,6 +4,8 @@ import LLVS
 
 /// `llvs verify`: checks every version's map and values.
 struct VerifyCommand: ParsableCommand {
+    static let lostHead = "HEAD names this version (state.json), but the store does not hold it: its data was deleted or replaced"
+
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Check that every version's map and values are readable and consistent.",
         discussion: "Exits with status 6 and lists every problem (version, value, reason) when something is damaged, including a HEAD the store no longer holds.")
@@ -11,14 +13,22 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() throws {
-        let directory = try options.open(locking: false)
-        let bar = ProgressBar("verify", json: options.json)
-        var report = directory.store.verify { checked, total in bar.update(completed: checked, total: total, unit: "versions") }
-        bar.finish()
-        // The store's own check cannot see that its data was deleted or replaced: the
-        // directory's state still names the version HEAD was.
-        if let head = directory.state.head, !directory.store.historyIncludesVersions(identifiedBy: [head]) {
-            report.problems.append(.init(versionId: head, reason: "HEAD names this version (state.json), but the store does not hold it: its data was deleted or replaced"))
+        var report: StoreVerificationReport
+        do {
+            let directory = try options.open(locking: false)
+            let bar = ProgressBar("verify", json: options.json)
+            report = directory.store.verify { checked, total in bar.update(completed: checked, total: total, unit: "versions") }
+            bar.finish()
+            // The store's own check cannot see that its data was deleted or replaced: the
+            // directory's state still names the version HEAD was.
+            if let head = directory.state.head, !directory.store.historyIncludesVersions(identifiedBy: [head]) {
+                report.problems.append(.init(versionId: head, reason: Self.lostHead))
+            }
+        } catch CLIError.storageMissing(let path, let head) {
+            // Opening creates nothing, so the deleted data is reported, not replaced by a new
+            // empty store that would verify intact.
+            report = StoreVerificationReport(problems: [.init(reason: "the store's data is missing: \(path) does not exist")])
+            if let head { report.problems.append(.init(versionId: head, reason: Self.lostHead)) }
         }
         if options.json {
             try Output.json(report)
