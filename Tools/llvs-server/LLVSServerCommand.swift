@@ -71,7 +71,8 @@ struct LLVSServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-certificate.", valueName: "pem"))
     var tlsKey: String?
 
-    @Option(name: .customLong("metrics-token"), help: "A token that may read /metrics besides the tokens listed under * (at least 16 characters).")
+    @Option(name: .customLong("metrics-token"),
+            help: "A token that may read /metrics besides the tokens listed under * (at least 16 characters; else $LLVS_SERVER_METRICS_TOKEN).")
     var metricsToken: String?
 
     @Flag(name: .customLong("public-metrics"), help: "Serve /metrics without a token (for a scraper on a private network).")
@@ -93,7 +94,7 @@ struct LLVSServerCommand: AsyncParsableCommand {
         }
         guard (0...3_600).contains(retryAfterSeconds) else { throw ValidationError("--retry-after must be in 0...3600") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-certificate and --tls-key go together") }
-        if let metricsToken, metricsToken.count < AccessTokens.minimumTokenLength {
+        if let metricsToken = effectiveMetricsToken, metricsToken.count < AccessTokens.minimumTokenLength {
             throw ValidationError("--metrics-token must have at least \(AccessTokens.minimumTokenLength) characters")
         }
     }
@@ -101,8 +102,13 @@ struct LLVSServerCommand: AsyncParsableCommand {
     /// Who may read /metrics, from --public-metrics and --metrics-token.
     var metricsAccess: SyncServerConfiguration.MetricsAccess {
         if publicMetrics { return .everyone }
-        if let metricsToken { return .token(metricsToken) }
+        if let metricsToken = effectiveMetricsToken { return .token(metricsToken) }
         return .adminTokens
+    }
+
+    /// --metrics-token, else $LLVS_SERVER_METRICS_TOKEN (which `ps` does not show).
+    var effectiveMetricsToken: String? {
+        metricsToken ?? ProcessInfo.processInfo.environment["LLVS_SERVER_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func run() async throws {
