@@ -49,7 +49,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: (while iterating) what ``bulkRead(scope:key:)`` throws; the stream then ends.
     public func readValues(scope: String? = nil, key: String? = nil) -> AsyncThrowingStream<[ScopedKey: [Version]], any Error> {
-        readValues { candidate in (scope.map { $0 == candidate.scope } ?? true) && (key.map { $0 == candidate.key } ?? true) }
+        readValues { candidate in ScopedKey.matches(candidate, scope: scope, key: key) }
     }
 
     /// The versions of every key, in any scope, that starts with `keyPrefix`: first as they
@@ -58,7 +58,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: (while iterating) what ``bulkRead(scope:key:)`` throws; the stream then ends.
     public func readValues(keyPrefix: String) -> AsyncThrowingStream<[ScopedKey: [Version]], any Error> {
-        readValues { $0.key.hasPrefix(keyPrefix) }
+        readValues { $0.key.utf8.starts(with: keyPrefix.utf8) }
     }
 
     /// A stream of the versions of the keys `matches` accepts, after every change to one.

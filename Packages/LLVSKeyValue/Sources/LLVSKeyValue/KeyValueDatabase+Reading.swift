@@ -36,7 +36,7 @@ extension KeyValueDatabase {
     /// - Throws: See ``read(key:scope:)``.
     public func keys(scope: String? = nil, key: String? = nil) throws -> [ScopedKey] {
         try liveRegisters(at: currentVersionId) { candidate in
-            (scope.map { $0 == candidate.scope } ?? true) && (key.map { $0 == candidate.key } ?? true)
+            ScopedKey.matches(candidate, scope: scope, key: key)
         }.map(\.key).sorted()
     }
 
@@ -58,7 +58,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func bulkRead(scope: String? = nil, key: String? = nil) throws -> [ScopedKey: [Version]] {
-        try bulkRead { candidate in (scope.map { $0 == candidate.scope } ?? true) && (key.map { $0 == candidate.key } ?? true) }
+        try bulkRead { candidate in ScopedKey.matches(candidate, scope: scope, key: key) }
     }
 
     /// The versions of every key, in any scope, that starts with `keyPrefix` (KeyValueCRDT's
@@ -66,7 +66,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func bulkReadAllScopes(keyPrefix: String) throws -> [ScopedKey: [Version]] {
-        try bulkRead { $0.key.hasPrefix(keyPrefix) }
+        try bulkRead { $0.key.utf8.starts(with: keyPrefix.utf8) }
     }
 
     /// The values of these keys, read at one version; keys without a value map to `[]`.

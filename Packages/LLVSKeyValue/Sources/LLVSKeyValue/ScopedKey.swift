@@ -39,6 +39,12 @@ public struct ScopedKey: Hashable, Comparable, Sendable, Codable, CustomStringCo
             : lhs.scope.utf8.lexicographicallyPrecedes(rhs.scope.utf8)
     }
 
+    /// True when `candidate` is in `scope` and named `key` (nil for any), comparing bytes.
+    static func matches(_ candidate: ScopedKey, scope: String?, key: String?) -> Bool {
+        (scope.map { $0.utf8.elementsEqual(candidate.scope.utf8) } ?? true)
+            && (key.map { $0.utf8.elementsEqual(candidate.key.utf8) } ?? true)
+    }
+
     /// `scope/key`, or `key` in the empty scope.
     public var description: String {
         scope.isEmpty ? key : "\(scope)/\(key)"

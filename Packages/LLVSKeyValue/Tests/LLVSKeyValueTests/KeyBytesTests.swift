@@ -67,6 +67,16 @@ import Testing
                     "\(key.description.debugDescription)", sourceLocation: sourceLocation)
             #expect(try database.search(for: "word\(index)") == [key], "\(key.description.debugDescription)", sourceLocation: sourceLocation)
         }
+        // Selections by scope, key and key prefix compare bytes too.
+        #expect(try database.keys(scope: "\0") == [ScopedKey(scope: "\0", key: "caf\u{E9}"), ScopedKey(scope: "\0", key: "cafe\u{301}")].sorted(),
+                sourceLocation: sourceLocation)
+        #expect(try database.keys(key: "caf\u{E9}") == [ScopedKey(scope: "\0", key: "caf\u{E9}")], sourceLocation: sourceLocation)
+        #expect(try database.keys(key: "a") == [ScopedKey(key: "a")], sourceLocation: sourceLocation)
+        #expect(Set(try database.bulkReadAllScopes(keyPrefix: "cafe").keys) == [ScopedKey(scope: "\0", key: "cafe\u{301}")],
+                sourceLocation: sourceLocation)
+        #expect(Set(try database.bulkReadAllScopes(keyPrefix: "a").keys) == [ScopedKey(key: "a"), ScopedKey(key: "a\0b")],
+                sourceLocation: sourceLocation)
+        #expect(Set(try database.bulkRead(scope: "s").keys) == [ScopedKey(scope: "s", key: "\u{301}x")], sourceLocation: sourceLocation)
         let found = try database.search(for: "shared")
         #expect(Set(found) == Set(Self.keys), sourceLocation: sourceLocation)
         #expect(found.count == Self.keys.count, sourceLocation: sourceLocation)
