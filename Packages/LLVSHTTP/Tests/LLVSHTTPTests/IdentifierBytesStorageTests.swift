@@ -46,6 +46,15 @@ struct IdentifierBytesStorageTests {
         await #expect(throws: SyncStorageError.conflictingVersion(Version.ID("X\0z"))) {
             try await storage.push([try storedVersion("X\0z", ["X"], timestamp: 99)], to: store)
         }
+        if kind == .postgres {
+            // Text PostgreSQL cannot hold (the routes refuse such snapshot identifiers
+            // first) is the caller's error, not an unavailable storage (no 503, no retries).
+            do {
+                try await storage.storeSnapshotChunk(Data("x".utf8), index: 0, snapshotId: "bad\0id", in: store)
+                Issue.record("PostgreSQL stored a snapshot identifier with NUL")
+            } catch SyncStorageError.invalidInput {
+            }
+        }
         (storage as? PostgresSyncStorage)?.close()
     }
 
