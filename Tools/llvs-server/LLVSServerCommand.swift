@@ -19,7 +19,7 @@ struct LLVSServerCommand: AsyncParsableCommand {
 
             Limits (defaults in brackets): a new connection must send its first request head within \
             --header-timeout [10 s]; a connection without progress for --idle-timeout [60 s] is closed; a \
-            request body must arrive within --request-timeout [300 s]. Over --max-connections [4096] or \
+            request body must arrive, and an answer be taken, within --request-timeout [300 s]. Over --max-connections [4096] or \
             --max-concurrent-body-bytes [128 MiB], requests get 503 with Retry-After [--retry-after 5]. \
             At start the open-file limit is raised to its hard limit. GET /health needs no token; GET /metrics \
             (Prometheus) needs a token listed under * or --metrics-token, unless --public-metrics.
@@ -59,7 +59,7 @@ struct LLVSServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds a connection may go without progress.", valueName: "seconds"))
     var idleTimeout = 60.0
 
-    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds a request body has to arrive in full.", valueName: "seconds"))
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds a request body has to arrive in full, and a client to take an answer.", valueName: "seconds"))
     var requestTimeout = 300.0
 
     @Option(name: .customLong("retry-after"), help: ArgumentHelp("Seconds a 503 answer asks clients to wait.", valueName: "seconds"))

@@ -44,7 +44,9 @@ final class ConnectionGate: Sendable {
 ///   within ``SyncServerConfiguration/headerTimeout`` of its opening (with TLS, the
 ///   handshake included);
 /// - the **request timeout**: a request's body must end within
-///   ``SyncServerConfiguration/requestTimeout`` of its head;
+///   ``SyncServerConfiguration/requestTimeout`` of its head, and an answer must be taken
+///   by the client (written to the socket in full) within the same time of its last part
+///   being written (a client that stops reading is cut off);
 /// - the **connection cap**: on a connection over the cap, every request other than
 ///   `GET /health` is answered 503 `overloaded` with `Retry-After` here, and the connection
 ///   closed, without reaching the application.
@@ -63,6 +65,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var isAdmitted = true
     private var isRefusing = false
     private var timer: Scheduled<Void>?
+    private var responseTimer: Scheduled<Void>?
+    private var responseCount = 0
 
     init(gate: ConnectionGate, configuration: SyncServerConfiguration, metrics: SyncMetrics) {
         self.gate = gate
@@ -80,6 +84,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func handlerRemoved(context: ChannelHandlerContext) {
         disarm()
+        disarmResponse()
         if isCounted {
             isCounted = false
             gate.close()
@@ -88,6 +93,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func channelInactive(context: ChannelHandlerContext) {
         disarm()
+        disarmResponse()
         if isCounted {
             isCounted = false
             gate.close()
@@ -111,6 +117,31 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             disarm()
         }
         context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        // The answer's last part: unless the client takes it (and what came before) within
+        // the request timeout, close the connection.
+        responseCount += 1
+        let response = responseCount
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if let promise { written.futureResult.cascade(to: promise) }
+        responseTimer?.cancel()
+        let metrics = self.metrics
+        responseTimer = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) { [weak self] in
+            self?.responseTimer = nil
+            metrics.timedOut("response")
+            context.close(promise: nil)
+        }
+        written.futureResult.assumeIsolated().whenComplete { [weak self] _ in
+            guard let self, self.responseCount == response else { return }
+            self.disarmResponse()
+        }
+        context.write(data, promise: written)
     }
 
     static func isHealthCheck(_ head: HTTPRequest) -> Bool {
@@ -149,5 +180,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func disarm() {
         timer?.cancel()
         timer = nil
+    }
+
+    private func disarmResponse() {
+        responseTimer?.cancel()
+        responseTimer = nil
     }
 }

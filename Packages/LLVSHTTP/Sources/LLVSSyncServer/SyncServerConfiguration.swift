@@ -27,7 +27,8 @@ public struct SyncServerConfiguration: Sendable {
     /// long poll, a slow push) is not idle. 60 s by default.
     public var idleTimeout: Duration
     /// A request's body must arrive in full within this time of its head, however steadily
-    /// it trickles. 300 s by default.
+    /// it trickles; and a client must take an answer in full within this time of its last
+    /// part being written (one that stops reading is cut off). 300 s by default.
     public var requestTimeout: Duration
     /// The connections served at once. A connection over it is still accepted (up to a
     /// small reserve, ``SyncServerLimits/overflowConnectionCount(for:)``) but only answers

@@ -103,6 +103,22 @@ import Darwin
         await server.stop()
     }
 
+    @Test func aClientThatStopsReadingIsCutOffAfterTheRequestTimeout() async throws {
+        let server = try await LimitedServer { $0.requestTimeout = .seconds(1); $0.idleTimeout = .seconds(30); $0.metricsAccess = .everyone }
+        let base = "http://127.0.0.1:\(server.port)"
+        let client = try Client("slow-reader")
+        let version = try client.save(["big": String(repeating: "x", count: 9_000_000)])
+        try await client.exchange(URL(string: "\(base)/v1/stores/slow")!).send()
+        // About 12 MB of changes, far more than the socket buffers hold while nobody reads.
+        let body = String(decoding: try CanonicalJSON.encode(VersionIdentifiersRequest(versionIds: [version.id])), as: UTF8.self)
+        let connection = try RawConnection(port: server.port, receiveBufferByteCount: 4_096)
+        try connection.send("POST /v1/stores/slow/changes/fetch HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(testToken)\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        try await eventually { try await metricsText(base).contains("llvs_timeouts_total{timeout=\"response\"} 1") }
+        connection.close()
+        await server.stop()
+    }
+
     // MARK: Caps
 
     @Test func connectionsOverTheCapGet503WhileHealthAnswers() async throws {
@@ -323,13 +339,16 @@ private func eventually(_ condition: () async throws -> Bool) async throws {
 final class RawConnection: @unchecked Sendable {
     private var descriptor: Int32
 
-    init(port: Int) throws {
+    init(port: Int, receiveBufferByteCount: Int32? = nil) throws {
         #if canImport(Glibc)
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        if var size = receiveBufferByteCount {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
