@@ -9,7 +9,12 @@ import Testing
 /// killed at a random instant leaves a directory every reader can use; the next send
 /// completes the transfer. The sender is the `llvs-exchange-worker` executable built with
 /// this package.
+///
+/// `LLVS_TRIALS` sets the number of killed senders (12 by default, for CI; `Scripts/trials`
+/// runs many).
 @Suite(.serialized) struct ExchangeProcessTests {
+    static let kills = ProcessInfo.processInfo.environment["LLVS_TRIALS"].flatMap(Int.init).map { max(1, $0) } ?? 12
+
     static var workerURL: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("llvs-exchange-worker")
     }
@@ -67,7 +72,7 @@ import Testing
 
     @Test func sendersKilledMidTransferLeaveAUsableDirectory() async throws {
         var generator = SystemRandomNumberGenerator()
-        let kills = 12
+        let kills = Self.kills
         var interrupted = 0
         for round in 0..<kills {
             let shared = try makeSharedDirectory()
@@ -103,6 +108,12 @@ import Testing
             let complete = try await FileSystemExchange(rootDirectoryURL: shared.url, store: early.store).retrieve()
             #expect(partial.count + complete.count == 60, "round \(round): \(partial.count) then \(complete.count)")
             #expect(early.versionIds == source.queryHistory { Set($0.allVersionIdentifiers) })
+            // The receiver verifies intact and reopens with everything; so does the sender's
+            // store, which the kill interrupted mid-send.
+            let report = early.store.verify()
+            #expect(report.isIntact, "round \(round): \(report.problems)")
+            #expect(try Store(rootDirectoryURL: early.directory.url).queryHistory { $0.count } == 60)
+            #expect(source.verify().isIntact, "round \(round)")
         }
         print("\(interrupted) of \(kills) senders were killed before the transfer finished")
         #expect(interrupted == kills, "every kill lands before the transfer's end (the worker waits after batch 51 at the latest)")
