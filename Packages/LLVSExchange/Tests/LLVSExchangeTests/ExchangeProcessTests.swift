@@ -51,6 +51,13 @@ import Testing
         }
     }
 
+    /// The `.tmp-*` files anywhere under `root`.
+    static func temporaryFiles(in root: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? [])
+            .filter { ($0 as NSString).lastPathComponent.hasPrefix(".tmp-") }
+            .map { root.appendingPathComponent($0).path }
+    }
+
     @Test func concurrentSenderProcessesLoseNothing() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.workerURL.path), "build the package first: \(Self.workerURL.path)")
         let shared = try makeSharedDirectory()
@@ -74,6 +81,7 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let kills = Self.kills
         var interrupted = 0
+        var leftTemporaryFiles = 0
         for round in 0..<kills {
             let shared = try makeSharedDirectory()
             let storeDirectory = try TemporaryDirectory(prefix: "llvs-exchange-killed")
@@ -100,11 +108,20 @@ import Testing
                 #expect(try early.store.valueReferences(at: id) == source.valueReferences(at: id), "round \(round): version \(id)")
             }
 
+            // Temporary files the kill left (when it landed mid-write) are an hour old, as
+            // far as the next sender can tell, which removes them.
+            let leftovers = Self.temporaryFiles(in: shared.url)
+            leftTemporaryFiles += leftovers.count
+            for path in leftovers {
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7_200)], ofItemAtPath: path)
+            }
+
             // A new sender process completes the transfer.
             let (resumed, resumedOutput) = try Self.startWorker(store: storeDirectory.url, exchange: shared.url, name: "k\(round)", count: 60)
             _ = resumedOutput.fileHandleForReading.readDataToEndOfFile()
             resumed.waitUntilExit()
             #expect(resumed.terminationStatus == 0)
+            #expect(Self.temporaryFiles(in: shared.url).isEmpty, "round \(round): the next sender removed the stale temporary files")
             let complete = try await FileSystemExchange(rootDirectoryURL: shared.url, store: early.store).retrieve()
             #expect(partial.count + complete.count == 60, "round \(round): \(partial.count) then \(complete.count)")
             #expect(early.versionIds == source.queryHistory { Set($0.allVersionIdentifiers) })
@@ -115,7 +132,8 @@ import Testing
             #expect(try Store(rootDirectoryURL: early.directory.url).queryHistory { $0.count } == 60)
             #expect(source.verify().isIntact, "round \(round)")
         }
-        print("\(interrupted) of \(kills) senders were killed before the transfer finished")
+        print("\(interrupted) of \(kills) senders were killed before the transfer finished; "
+              + "they left \(leftTemporaryFiles) temporary files, all removed by the next sender")
         #expect(interrupted == kills, "every kill lands before the transfer's end (the worker waits after batch 51 at the latest)")
     }
 }
