@@ -200,7 +200,7 @@ let modules: [Module] = [
            local: ["LLVSStore", "LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSTesting"], external: []),
     Module(name: "llvs-store-worker", kind: .worker, package: "LLVSStore", local: ["LLVSStore", "LLVSSQLite"], external: []),
     Module(name: "LLVSStoreTests", kind: .test, package: "LLVSStore",
-           local: ["LLVSStore", "LLVSStoreTesting", "LLVSCore", "LLVSMap", "LLVSTesting", "LLVSTestingGenerators", "LLVSSQLite"],
+           local: ["LLVSStore", "LLVSStoreTesting", "LLVSCore", "LLVSMap", "LLVSTesting", "LLVSTestingGenerators", "LLVSSQLite", "LLVSZones"],
            external: [propertyBased, grdb], resources: [.copy("Vectors")]),
 
     // Packages/LLVSExchange

@@ -60,6 +60,7 @@ let package = Package(
                 "LLVSStoreTesting",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSMap", package: "LLVSMap"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
