@@ -41,6 +41,30 @@ import Testing
         let directory: TemporaryDirectory
         let files: [String]
 
+        /// The same directory as a sender from before checksums wrote it: no checksum
+        /// members, no `checksums` key in the marker.
+        func strippingChecksums() throws -> Pristine {
+            let copy = try TemporaryDirectory(prefix: "llvs-exchange-damage-legacy")
+            try FileManager.default.removeItem(at: copy.url)
+            try FileManager.default.copyItem(at: directory.url, to: copy.url)
+            for path in files {
+                let url = copy.url.appendingPathComponent(path)
+                let bytes = try Data(contentsOf: url)
+                if path == "llvs-exchange.json" {
+                    try Data(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: #"{"checksums":true,"#, with: "{").utf8).write(to: url)
+                } else if path.hasSuffix(".json") {
+                    try (Data("{".utf8) + bytes.dropFirst(79)).write(to: url)
+                }
+            }
+            return Pristine(source: source, directory: copy, files: files)
+        }
+
+        init(source: Replica, directory: TemporaryDirectory, files: [String]) {
+            self.source = source
+            self.directory = directory
+            self.files = files
+        }
+
         init() async throws {
             source = try Replica("damage-source")
             let first = try source.save(["a": "alpha", "b": "bravo"])
@@ -101,10 +125,31 @@ import Testing
         #expect(tally.withLock { $0.wrongVersions } == 0)
     }
 
+    /// The harness is sensitive: the same random flips in a directory written before
+    /// checksums (which stays readable, unchecked) do add versions with wrong data — what
+    /// the checksums prevent. The figure is printed; at least one wrong version is required.
+    @Test func withoutChecksumsTheSameFlipsAddWrongData() async throws {
+        let legacy = try await Pristine().strippingChecksums()
+        let tally = Locked(Tally())
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<Self.cases(200) {
+            let flips = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                Flip(Int.random(in: 0...10_000, using: &generator), Int.random(in: 0...1_000_000, using: &generator),
+                     UInt8.random(in: 1...255, using: &generator))
+            }
+            try await Self.check(flips, pristine: legacy, tally: tally, expectingIntegrity: false)
+        }
+        let result = tally.withLock { $0 }
+        print("exchange damage without checksums: \(result.trials) trials, \(result.detected) failed with a typed error, "
+              + "\(result.wrongVersions) versions added with wrong data")
+        if Self.cases(200) >= 200 { #expect(result.wrongVersions > 0, "the harness must see wrong data where nothing checks it") }
+    }
+
     /// Copies the pristine directory, applies `flips`, retrieves into a fresh store, and
     /// checks that every version added is exactly the source's, and that a retrieve
-    /// without error missed nothing unless the damage was in the log or the marker.
-    static func check(_ flips: [Flip], pristine: Pristine, tally: Locked<Tally>) async throws {
+    /// without error missed nothing unless the damage was in the log or the marker
+    /// (only counting, when not `expectingIntegrity`).
+    static func check(_ flips: [Flip], pristine: Pristine, tally: Locked<Tally>, expectingIntegrity: Bool = true) async throws {
         let copy = try TemporaryDirectory(prefix: "llvs-exchange-damaged")
         let root = copy.url.appendingPathComponent("exchange", isDirectory: true)
         try FileManager.default.copyItem(at: pristine.directory.url, to: root)
@@ -144,6 +189,7 @@ import Testing
             if failure != nil { tally.detected += 1 } else if !damaged.isEmpty { tally.undetectedHarmless += 1 }
             tally.wrongVersions += wrong.count
         }
+        guard expectingIntegrity else { return }
         #expect(wrong.isEmpty, "flips \(flips) in \(damaged.sorted()): \(wrong)")
         if let failure {
             #expect(failure is ExchangeError, "an untyped error: \(failure)")
