@@ -14,7 +14,7 @@ extension SQLiteDatabase {
             try pool.read { db in
                 let structure = try String.fetchAll(db, sql: "PRAGMA quick_check")
                 if structure != ["ok"] {
-                    damage += structure.prefix(20).map { StorageDamage(reason: "\(path): SQLite structure check: \($0)") }
+                    damage += structure.prefix(20).map { StorageDamage(reason: ZoneError.corrupt(path: path, reason: "SQLite structure check: \($0)").description) }
                 }
                 let items = try Row.fetchCursor(db, sql: "SELECT zone, version, key, data, checksum FROM zone_item")
                 while let row = try items.next() {
@@ -24,7 +24,7 @@ extension SQLiteDatabase {
                 while let row = try records.next() {
                     let sequence = row.integer(at: 0).map(String.init) ?? "?"
                     guard let record = row.bytes(at: 1), row.bytes(at: 2) == SQLiteRowChecksum.record(record) else {
-                        damage.append(StorageDamage(reason: "\(path): version record \(sequence) fails its checksum (damaged row)"))
+                        damage.append(StorageDamage(reason: ZoneError.corrupt(path: path, reason: "version record \(sequence) fails its checksum (damaged row)").description))
                         continue
                     }
                 }
@@ -49,6 +49,6 @@ extension SQLiteDatabase {
         let kind = zone.flatMap(SQLiteZone.Kind.init(rawValue:))
         let name = kind?.name ?? "zone \(zone.map(String.init) ?? "?")"
         return StorageDamage(version: versionId, valueId: kind == .values ? keyText : nil,
-                             reason: "\(path): the \(name) item \(keyText ?? "?")@\(versionId ?? "?") fails its checksum (damaged row)")
+                             reason: ZoneError.corrupt(path: path, reason: "the \(name) item \(keyText ?? "?")@\(versionId ?? "?") fails its checksum (damaged row)").description)
     }
 }

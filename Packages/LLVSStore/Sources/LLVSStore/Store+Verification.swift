@@ -22,9 +22,10 @@ extension Store {
     ///
     /// What a checksum protects is checked: the file backend's packs carry a SHA-256, so any
     /// damaged byte of a pack is found, and map nodes are addressed by their hash on every
-    /// backend. The SQLite backend checks every row first (``StoreZones/checkStoredBytes``):
-    /// each item and version record carries a checksum, so a damaged row is reported even
-    /// when no version refers to it, and SQLite's own structure check runs too.
+    /// backend. Then the storage's full check runs (``StoreZones/checkStoredBytes``): every
+    /// SQLite row carries a checksum and SQLite's structure check runs; every file pack is
+    /// read and every log segment must end with a whole record. What it finds that reading
+    /// the versions did not (damage no version refers to) is reported too, once.
     /// Reads go through this store object's zone caches (the file backend keeps packs it
     /// read or wrote in memory); open a new `Store` on the directory to check what is on disk
     /// now. Versions added while the check runs are not checked.
@@ -45,10 +46,6 @@ extension Store {
         let (history, roots, deferred) = engine.state.withLock { ($0.history, $0.roots, $0.deferred) }
         var verifier = StoreVerifier(history: history, roots: roots, zones: engine.zones)
         if let reloadProblem { verifier.record(reloadProblem) }
-        for damage in engine.zones.checkStoredBytes?() ?? [] {
-            verifier.record(damage.reason, version: damage.version.map(Version.ID.init(rawValue:)),
-                            value: damage.valueId.map(Value.ID.init(rawValue:)))
-        }
         for (id, record) in deferred.sorted(by: { $0.key < $1.key }) {
             let missing = record.version.predecessorIds.filter { !history.contains($0) }
             verifier.record(VerificationFinding.unloadedVersion(missingPredecessors: missing).description, version: id)
@@ -68,6 +65,13 @@ extension Store {
         }
         for head in history.headIdentifiers.sorted() {
             verifier.checkHead(head)
+        }
+        // What the storage's full check found that reading the versions did not (rows or
+        // packs no version refers to, a log segment's damaged last record).
+        let reported = verifier.report.problems.map(\.reason)
+        for damage in engine.zones.checkStoredBytes?() ?? [] where !reported.contains(where: { $0.contains(damage.reason) }) {
+            verifier.record(damage.reason, version: damage.version.map(Version.ID.init(rawValue:)),
+                            value: damage.valueId.map(Value.ID.init(rawValue:)))
         }
         progress(total, total)
         return verifier.report
