@@ -1,8 +1,8 @@
 import Foundation
+import LLVSCore
 import LLVSTesting
 @testable import LLVSStore
 @testable import LLVSZones
-import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +24,7 @@ import Glibc
             var directories: [UInt64: [String: Entry]] = [:]
         }
         let root: URL
-        let state = Mutex(State())
+        let state = Locked(State())
 
         init(root: URL) throws {
             self.root = root.resolvingSymlinksInPath()

@@ -1,8 +1,8 @@
 import Foundation
+import LLVSCore
 import LLVSTesting
 @testable import LLVSStore
 import PropertyBased
-import Synchronization
 import Testing
 
 /// Random damage to the files of a store, on every backend that keeps files: a flipped byte
@@ -147,7 +147,7 @@ import Testing
     @Test(arguments: [Backend.file, .sqlite])
     func noWrongByteAndEveryDamageReported(_ backend: Backend) async throws {
         let template = try Self.makeTemplate(backend)
-        let tally = Mutex(Tally())
+        let tally = Locked(Tally())
         let input = zip(Gen.bool, Gen.int(in: 0...10_000), Gen.int(in: 0...1_000_000), Gen.int(in: 1...255))
         await propertyCheck(count: Self.trials, input: input) { inValue, choice, position, mask in
             var local = Tally()

@@ -1,4 +1,5 @@
 import Foundation
+import LLVSCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -103,7 +104,7 @@ enum POSIXFile {
     /// Called after each successful sync with the descriptor and path synced (both nil after
     /// ``syncAllFileSystems()``). Set only by tests that model a power loss: what was not
     /// synced when the power went is gone.
-    static let syncObserver = Mutex<(@Sendable (_ descriptor: Int32?, _ path: String?) -> Void)?>(nil)
+    static let syncObserver = Locked<(@Sendable (_ descriptor: Int32?, _ path: String?) -> Void)?>(nil)
 
     /// Opens a file with close-on-exec, returning its descriptor.
     static func openFile(_ path: String, flags: Int32, operation: String) throws -> Int32 {
