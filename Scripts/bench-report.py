@@ -4,7 +4,8 @@
 Usage: bench-report.py RESULTS.jsonl RESULTS.md SCALE ELAPSED_SECONDS
 
 The report names the machine and the commit, checks the performance targets of issue 8
-(README, "Performance") against the figures, tabulates the HTTP exchange (W9), and lists
+(README, "Performance") against the figures, puts the reference systems' figures
+(BENCHMARKS.md) beside ours with the ratio, tabulates the HTTP exchange (W9), and lists
 every figure.
 """
 import datetime
@@ -121,6 +122,56 @@ def http_exchange(figures):
     return rows
 
 
+MIB = 1 << 20
+
+# The reference systems' figures (BENCHMARKS.md, "Reference figures": the reference LLVS
+# and KeyValueCRDT built on Linux, measured on this kind of machine on 2026-11-24), each
+# beside the llvs-bench figure it compares with: (figure, workload, metric, parameters the
+# figure must have, {backend: reference value}, whether lower is better, unit shown).
+REFERENCE = [
+    ("W1 initial insert of 10,000 values", "W1", "initial_insert_ms", {}, {"file": 7172, "sqlite": 10786}, True, "ms"),
+    ("W1 serial version", "W1", "ms_per_version", {}, {"file": 18.3, "sqlite": 31.1}, True, "ms"),
+    ("W2 point read, cold", "W2", "us_per_read_cold", {}, {"file": 41.0, "sqlite": 34.0}, True, "µs"),
+    ("W2 point read, warm", "W2", "us_per_read_warm", {}, {"file": 13.4, "sqlite": 15.9}, True, "µs"),
+    ("W3 merge (1,818 forks, 82 conflicting)", "W3", "merge_ms", {}, {"file": 277, "sqlite": 435}, True, "ms"),
+    ("W4 merge base at depth 1,000", "W4", "merge_base_ms", {"depth": 1000}, {"file": 0.50, "sqlite": 0.53}, True, "ms"),
+    ("W4 merge base at depth 10,000", "W4", "merge_base_ms", {"depth": 10000}, {"file": 11.9}, True, "ms"),
+    ("W4 full merge at depth 1,000", "W4", "merge_ms", {"depth": 1000}, {"file": 8.4, "sqlite": 10.1}, True, "ms"),
+    ("W4 full merge at depth 10,000", "W4", "merge_ms", {"depth": 10000}, {"file": 17.2}, True, "ms"),
+    ("W5 open at 1,000 versions", "W5", "open_ms", {"versions": 1000}, {"file": 31.4, "sqlite": 28.4}, True, "ms"),
+    ("W5 open at 10,000 versions", "W5", "open_ms", {"versions": 10000}, {"file": 264}, True, "ms"),
+    ("W6 send 1,000 versions", "W6", "send_versions_per_s", {"versions": 1000}, {"file": 704, "sqlite": 551}, False, "versions/s"),
+    ("W6 retrieve 1,000 versions", "W6", "retrieve_versions_per_s", {"versions": 1000}, {"file": 96, "sqlite": 44}, False, "versions/s"),
+    ("W7 diff at 10,000 values", "W7", "diff_ms", {"values": 10000}, {"file": 5.2, "sqlite": 5.8}, True, "ms"),
+    ("W7 diff at 100,000 values", "W7", "diff_ms", {"values": 100000}, {"file": 33.8}, True, "ms"),
+    ("W10 writes, one call each", "W10", "write_one_call_each_ops_per_s", {}, {"memory": 3660, "sqlite": 577}, False, "writes/s"),
+    ("W10 10,000 writes in one bulk write", "W10", "bulk_write_ms", {}, {"memory": 1756, "sqlite": 1983}, True, "ms"),
+    ("W10 random reads", "W10", "random_read_ops_per_s", {}, {"memory": 13237, "sqlite": 10609}, False, "reads/s"),
+    ("W10 merge, 2,000 keys changed", "W10", "merge_ms", {}, {"memory": 807, "sqlite": 1096}, True, "ms"),
+    ("W10 full-text query over 10,000 texts", "W10", "search_ms_per_query", {}, {"memory": 0.96, "sqlite": 1.18}, True, "ms"),
+    ("W10 peak RSS of the process", "W10", "peak_rss_bytes", {}, {"memory": 50 * MIB, "sqlite": 45 * MIB}, True, "MiB"),
+]
+
+
+def beside_references(figures):
+    """Rows of (figure, backend, reference, ours, ratio) for every reference figure this run
+    measured; the ratio is how many times better ours is (below 1: worse)."""
+    rows = []
+    for label, workload, metric, parameters, references, lower_is_better, unit in REFERENCE:
+        for backend, reference in references.items():
+            ours = figure(figures, workload, backend, metric, **parameters)
+            if ours is None or ours <= 0:
+                continue
+            ratio = reference / ours if lower_is_better else ours / reference
+            divisor = MIB if unit == "MiB" else 1
+            def shown(value):
+                value /= divisor
+                return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value >= 1 else f"{value:.4f}".rstrip("0")
+            rows.append((label, backend, f"{shown(reference)} {unit}", f"{shown(ours)} {unit}",
+                         f"{ratio:,.2f}×" if ratio >= 1 else f"**{ratio:.2f}×**"))
+    return rows
+
+
 def format_value(value, unit):
     if unit == "bytes":
         return f"{value:,.0f}"
@@ -153,6 +204,16 @@ def main():
     else:
         lines += ["| target | backend | measured | met |", "|---|---|---|---|"]
         lines += [f"| {t} | {b} | {m} | {ok} |" for t, b, m, ok in targets(figures)]
+    lines += ["", "## Beside the reference systems", ""]
+    if scale != "full":
+        lines.append("The reference figures are for full scale; this run was at small scale, so none is compared here.")
+    else:
+        lines += ["The reference LLVS and KeyValueCRDT, measured on this kind of machine (BENCHMARKS.md, \"Reference figures\").",
+                  "The ratio is how many times better this run's figure is (faster, more per second, less memory);",
+                  "a bold ratio is below 1: the reference is ahead.",
+                  "",
+                  "| figure | backend | reference | LLVS for Swift on Linux | ratio |", "|---|---|---:|---:|---:|"]
+        lines += [f"| {f} | {b} | {r} | {o} | {x} |" for f, b, r, o, x in beside_references(figures)]
     w9 = http_exchange(figures)
     if w9:
         versions = next((f.get("versions") for f in figures if f["workload"] == "W9" and "versions" in f), None)
