@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import Logging
 import LLVSCore
 import LLVSExchange
 import LLVSHTTPExchange
@@ -24,38 +23,17 @@ import Darwin
     /// A server over a fresh SQLite storage with `configure` applied to its configuration.
     final class LimitedServer: Sendable {
         let directory: TemporaryDirectory
-        let port: Int
-        let task: Task<Void, any Error>
+        let server: RunningServer
+        var port: Int { server.port }
 
         init(_ configure: @Sendable (inout SyncServerConfiguration) -> Void) async throws {
             directory = try TemporaryDirectory(prefix: "llvs-limits")
             let storage = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
-            var logger = Logger(label: "limits-server")
-            logger.logLevel = ProcessInfo.processInfo.environment["LLVS_TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-            var configuration = SyncServerConfiguration(port: 0, accessTokens: try AccessTokens(["*": [testToken]]),
-                                                        storagePollInterval: .milliseconds(200), logger: logger)
-            configure(&configuration)
-            let server = SyncServer(storage: storage, configuration: configuration)
-            let (ports, continuation) = AsyncStream<Int>.makeStream()
-            task = Task {
-                defer { continuation.finish() }
-                try await server.run { continuation.yield($0) }
-            }
-            var bound: Int?
-            for await port in ports {
-                bound = port
-                break
-            }
-            guard let bound else {
-                _ = try await task.value
-                throw TestFailure("the server stopped before listening")
-            }
-            port = bound
+            server = try await RunningServer(storage: storage, configure: configure)
         }
 
         func stop() async {
-            task.cancel()
-            _ = try? await task.value
+            await server.stop()
         }
     }
 

@@ -53,14 +53,17 @@ final class RunningServer: Sendable {
     let port: Int
     private let task: Task<Void, any Error>
 
-    /// Starts a server over `storage` and waits until it listens.
-    init(storage: any SyncStorage, port: Int = 0, tokens: AccessTokens? = nil, maximumBodyByteCount: Int = SyncLimits.defaultMaximumBodyByteCount) async throws {
+    /// Starts a server over `storage`, with `configure` applied to its configuration, and
+    /// waits until it listens.
+    init(storage: any SyncStorage, port: Int = 0, tokens: AccessTokens? = nil, maximumBodyByteCount: Int = SyncLimits.defaultMaximumBodyByteCount,
+         configure: @Sendable (inout SyncServerConfiguration) -> Void = { _ in }) async throws {
         var logger = Logger(label: "test-server")
         // Stopping a test server cancels its connections, which Hummingbird logs as errors.
         logger.logLevel = ProcessInfo.processInfo.environment["LLVS_TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-        let configuration = SyncServerConfiguration(port: port, accessTokens: try tokens ?? AccessTokens(["*": [testToken]]),
+        var configuration = SyncServerConfiguration(port: port, accessTokens: try tokens ?? AccessTokens(["*": [testToken]]),
                                                     maximumBodyByteCount: maximumBodyByteCount,
                                                     storagePollInterval: .milliseconds(200), logger: logger)
+        configure(&configuration)
         let server = SyncServer(storage: storage, configuration: configuration)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         task = Task {

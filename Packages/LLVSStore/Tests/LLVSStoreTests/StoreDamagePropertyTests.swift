@@ -150,15 +150,7 @@ import Testing
         let tally = Locked(Tally())
         let input = zip(Gen.bool, Gen.int(in: 0...10_000), Gen.int(in: 0...1_000_000), Gen.int(in: 1...255))
         await propertyCheck(count: Self.trials, input: input) { inValue, choice, position, mask in
-            var local = Tally()
-            try Self.trial(template, inValue: inValue, choice: choice, position: position, mask: UInt8(mask), tally: &local)
-            tally.withLock {
-                $0.trials += local.trials
-                $0.refusedToOpen += local.refusedToOpen
-                $0.readsThatThrew += local.readsThatThrew
-                $0.reportedByVerify += local.reportedByVerify
-                $0.wrongBytes += local.wrongBytes
-            }
+            try tally.withLock { try Self.trial(template, inValue: inValue, choice: choice, position: position, mask: UInt8(mask), tally: &$0) }
         }
         let result = tally.withLock { $0 }
         print("StoreDamagePropertyTests \(backend): \(result)")

@@ -104,6 +104,22 @@ import Testing
         #expect(report.problems.first?.description.hasPrefix("version \(history.v2.id), value ") == true)
     }
 
+    @Test func aDamagedLastLogRecordIsReportedThoughReadersSkipIt() throws {
+        let history = try SmallHistory(.file)
+        let root = history.test.directory.url
+        let segments = try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("versions"), includingPropertiesForKeys: nil)
+        let segment = try #require(segments.first { $0.pathExtension == "log" })
+        var bytes = try Data(contentsOf: segment)
+        bytes[bytes.count - 1] ^= 0xFF    // the last byte of the final record's checksum
+        try bytes.write(to: segment)
+        let reopened = try history.test.reopened()
+        // Readers take it for a torn write and leave its version out; verify says so.
+        #expect(!reopened.queryHistory { $0.contains(history.merged.id) })
+        let report = reopened.verify()
+        #expect(report.problems.contains { $0.reason.contains("final record") && $0.reason.contains(segment.lastPathComponent) },
+                "\(report.problems)")
+    }
+
     @Test func aTruncatedMapPackIsReportedForItsVersion() throws {
         let history = try SmallHistory(.file)
         let root = history.test.directory.url
