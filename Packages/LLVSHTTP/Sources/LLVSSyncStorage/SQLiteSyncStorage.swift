@@ -120,6 +120,11 @@ public final class SQLiteSyncStorage: SyncStorage {
         try queue.close()
     }
 
+    /// The writer's `PRAGMA synchronous` (2 is `FULL`), for the tests.
+    func writerSynchronousMode() throws -> Int? {
+        try pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+    }
+
     /// A version identifier as stored: the BLOB of its UTF-8 bytes.
     static func blob(_ id: Version.ID) -> Data { Data(id.rawValue.utf8) }
 

@@ -58,6 +58,13 @@ struct IdentifierBytesStorageTests {
         (storage as? PostgresSyncStorage)?.close()
     }
 
+    @Test("The SQLite server storage acknowledges a push once it is on stable storage (synchronous = FULL)")
+    func sqliteStorageCommitsDurably() throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-durable")
+        let storage = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
+        #expect(try storage.writerSynchronousMode() == 2)
+    }
+
     @Test("A SQLite server database of the schema before is converted in place, its data kept")
     func sqliteUpgrade() async throws {
         let directory = try TemporaryDirectory(prefix: "llvs-sqlite-upgrade")
