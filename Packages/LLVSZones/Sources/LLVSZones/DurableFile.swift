@@ -22,7 +22,7 @@ public enum DurableFile {
     /// see no file or the whole file.
     ///
     /// - Parameter syncing: Fsync the file and its directory before returning (the default).
-    ///   Pass false when writing many files and call ``synchronizeAll()`` once afterwards.
+    ///   Pass false when writing many files and call ``synchronize(_:)`` with them afterwards.
     /// - Returns: True if this call created the file, false if it already existed.
     /// - Throws: ``ZoneError/io(operation:path:reason:)`` when the file cannot be written.
     @discardableResult
@@ -37,6 +37,25 @@ public enum DurableFile {
     /// the data is on stable storage): the cheap way to commit many unsynced writes.
     public static func synchronizeAll() {
         POSIXFile.syncAllFileSystems()
+    }
+
+    /// Makes files already in place durable without a machine-wide sync: each file's data
+    /// is flushed (fsync of the file), then each distinct parent directory once, so their
+    /// names are durable too. For files written with `create(_:at:syncing: false)`.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)`` when a file or directory cannot
+    ///   be opened or flushed.
+    public static func synchronize(_ files: [URL]) throws {
+        var directories: [String] = []
+        var seen: Set<String> = []
+        for url in files {
+            let descriptor = try POSIXFile.openFile(url.path, flags: O_RDONLY, operation: "open")
+            defer { _ = close(descriptor) }
+            try POSIXFile.syncDescriptor(descriptor, path: url.path)
+            let directory = url.deletingLastPathComponent()
+            if seen.insert(directory.path).inserted { directories.append(directory.path) }
+        }
+        for directory in directories { try POSIXFile.syncDirectory(URL(fileURLWithPath: directory, isDirectory: true)) }
     }
 
     /// Creates `directory` and any missing parents, making each new entry durable.
