@@ -8,7 +8,7 @@ extension FileSystemExchange {
 
     /// Removes the temporary files (`.tmp-*`) that senders killed midway left in the
     /// directory, in every folder where senders write (the root, `log/`, each shard of
-    /// `versions/` and `changes/`, `snapshots/` and each snapshot's folder), when their
+    /// `batches/`, `versions/` and `changes/`, `snapshots/` and each snapshot's folder), when their
     /// last modification is at least `age` seconds before `now`. A temporary file is never
     /// part of the exchange (readers look only at linked names), and a live sender's is a
     /// few seconds old, so this never touches a concurrent sender's work. Files that
@@ -48,7 +48,7 @@ extension FileSystemExchange {
     /// The folders where senders create temporary files.
     private func temporaryFileFolders() -> [URL] {
         var folders = [rootDirectoryURL, rootDirectoryURL.appendingPathComponent("log", isDirectory: true)]
-        for parent in ["versions", "changes", "snapshots"] {
+        for parent in ["batches", "versions", "changes", "snapshots"] {
             let url = rootDirectoryURL.appendingPathComponent(parent, isDirectory: true)
             if parent == "snapshots" { folders.append(url) }
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { continue }

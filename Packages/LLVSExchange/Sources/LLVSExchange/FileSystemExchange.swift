@@ -6,23 +6,41 @@ import LLVSZones
 /// An exchange through a shared directory: push and pull between stores that can all reach
 /// one directory (a network share, a synced folder, an app-group container, a USB stick).
 ///
-/// Layout (SPEC.md, "File-system exchange"):
+/// Layout (SPEC.md, "File-system exchange"). Directories created from now on are in format 2:
 ///
 /// ```
-/// <root>/llvs-exchange.json                 {"checksums":true,"format":"llvs-file-exchange","formatVersion":1,"identifier":"<UUID>"}
-/// <root>/versions/<shard>/<name>.json       a version record (the Version JSON form), with its checksum
-/// <root>/changes/<shard>/<name>.json        the changes it made (an array of Value.Change JSON), with its checksum
-/// <root>/log/<random>.log                   which versions are complete, in the order sent
+/// <root>/llvs-exchange.json                 {"checksums":true,"format":"llvs-file-exchange","formatVersion":2,"identifier":"<UUID>"}
+/// <root>/batches/<shard>/<sha256>.batch     every version one send wrote, with its changes (binary), named by its SHA-256
+/// <root>/log/<random>.log                   which batches are complete and the versions each holds, in the order sent
 /// <root>/snapshots/...                      snapshot manifests and chunks (SnapshotExchange)
 /// ```
 ///
-/// Every file appears atomically and is never replaced. A sender writes a version's two
-/// files, makes them durable, and only then appends the version's identifier to its own
-/// log segment; readers list only logged versions, so a sender killed midway leaves files
-/// nobody reads until the next send logs them. Several stores and processes may use the
-/// directory at once. The log gives cursors: each retrieve reads only what was logged
-/// since the last one. Each version and changes file carries the SHA-256 of its content,
-/// checked before anything read from it is used: a damaged byte gives
+/// A directory whose marker says format 1 (made before batches, or with
+/// ``DirectoryFormat/versionFiles`` for peers running an older LLVS) keeps its layout, read
+/// and written as before:
+///
+/// ```
+/// <root>/versions/<shard>/<name>.json       a version record (the Version JSON form), with its checksum
+/// <root>/changes/<shard>/<name>.json        the changes it made (an array of Value.Change JSON), with its checksum
+/// <root>/log/<random>.log                   the identifiers of the complete versions, in the order sent
+/// ```
+///
+/// Every file appears atomically and is never replaced with other content. In format 2 a
+/// send writes one batch file and makes it durable (one fsync of the file, one of its
+/// folder), then appends one record naming it and its versions to the sender's own log
+/// segment; in format 1 it writes each version's two files, makes them durable (an fsync
+/// per file, then one per folder), then appends the versions' identifiers. Nothing calls a
+/// machine-wide `sync`. Readers list only logged versions, so a sender killed midway
+/// leaves nothing anybody reads: the next send of the same batch reuses a batch file it
+/// finds (the same name is the same content), format 1 files are replaced. Several stores
+/// and processes may use the directory at once. The log gives cursors: each retrieve reads
+/// only what was logged since the last one; an exchange object maps logged versions to
+/// their batch files as it reads the log, and reads each batch file once for a retrieve
+/// (decoded batches are kept up to 32 MB). A version the log lists is never written again:
+/// the same content resent is a no-op, other content is
+/// ``ExchangeError/conflictingVersion(_:location:)``. Each batch file is checked against
+/// the SHA-256 its log record names, and each format 1 file against the checksum it
+/// carries, before anything read from it is used: a damaged byte gives
 /// ``ExchangeError/damagedFile(_:location:reason:)``, and a malformed or truncated file
 /// another ``ExchangeError`` naming it. Temporary files that killed senders left behind
 /// are removed once they are an hour old (``removeStaleTemporaryFiles(olderThan:now:)``).
@@ -36,13 +54,31 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
 
-    private let log: FileVersionLog
+    /// The format the directory gets if this exchange creates it (an existing directory
+    /// keeps its own).
+    public let newDirectoryFormat: DirectoryFormat
+
+    let log: FileVersionLog
     private let state = Locked<Data?>(nil)
     private let marker = Locked<Marker?>(nil)
     let sweptTemporaryFiles = Locked(false)
+    /// Which batch holds each logged version (format 2), read from the log incrementally.
+    let batchIndex = Locked(BatchIndex())
+    /// Batch files read lately (format 2), bounded by ``BatchCache/byteBudget``.
+    let batchCache = Locked(BatchCache())
 
-    /// The format this version of LLVS writes and reads.
-    public static let formatVersion = 1
+    /// The layouts of an exchange directory, named by the marker's `formatVersion`.
+    public enum DirectoryFormat: Int, Sendable, CaseIterable {
+        /// Format 1: two JSON files per version (its record, its changes), a log of version
+        /// identifiers. Readable by every LLVS version; each file costs an fsync to send.
+        case versionFiles = 1
+        /// Format 2: one binary batch file per send, a log of batch records. LLVS versions
+        /// before it refuse such a directory (`ExchangeError.unsupportedFormat`).
+        case batches = 2
+    }
+
+    /// The format new directories get (``DirectoryFormat/batches``).
+    public static let formatVersion = DirectoryFormat.batches.rawValue
     static let markerFileName = "llvs-exchange.json"
 
     /// Creates an exchange between `store` and the directory at `rootDirectoryURL` (created
@@ -51,11 +87,16 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     /// - Parameters:
     ///   - pollingInterval: How often ``newVersionsAvailable`` checks the directory.
     ///   - maximumBatchByteCount: The most bytes of value data per batch (5 MB by default).
-    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumBatchByteCount: Int = 5_000_000) {
+    ///   - newDirectoryFormat: The layout of the directory if this exchange creates it:
+    ///     ``DirectoryFormat/batches`` (the default), or ``DirectoryFormat/versionFiles``
+    ///     when peers running an LLVS from before format 2 must read it too.
+    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumBatchByteCount: Int = 5_000_000,
+                newDirectoryFormat: DirectoryFormat = .batches) {
         self.rootDirectoryURL = rootDirectoryURL.standardizedFileURL
         self.store = store
         self.pollingInterval = pollingInterval
         self.maximumBatchByteCount = maximumBatchByteCount
+        self.newDirectoryFormat = newDirectoryFormat
         self.log = FileVersionLog(directoryURL: self.rootDirectoryURL.appendingPathComponent("log", isDirectory: true))
     }
 
@@ -69,8 +110,8 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
 
     struct Marker: Codable, Equatable {
         /// True in directories made since files carry checksums: every version and changes
-        /// file must carry one. Absent (nil) in older directories, whose files are checked
-        /// when they carry one.
+        /// file must carry one (format 1; format 2 batch files are always checked). Absent
+        /// (nil) in older directories, whose files are checked when they carry one.
         var checksums: Bool?
         var format: String
         var formatVersion: Int
@@ -92,7 +133,8 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         let url = rootDirectoryURL.appendingPathComponent(Self.markerFileName)
         try transport("create directory", rootDirectoryURL) { try DurableFile.createDirectory(rootDirectoryURL) }
         if !FileManager.default.fileExists(atPath: url.path) {
-            let marker = Marker(checksums: true, format: "llvs-file-exchange", formatVersion: Self.formatVersion, identifier: UUID().uuidString)
+            let marker = Marker(checksums: true, format: "llvs-file-exchange", formatVersion: newDirectoryFormat.rawValue,
+                                identifier: UUID().uuidString)
             _ = try transport("write", url) { try DurableFile.create(try CanonicalJSON.encode(marker), at: url) }
         }
         guard let data = FileManager.default.contents(atPath: url.path) else {
@@ -108,17 +150,16 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         if let unknown = keys.subtracting(Marker.keys).sorted().first {
             throw ExchangeError.malformedData(location: url.path, reason: "unknown key \"\(unknown)\" in the exchange marker")
         }
-        guard found.format == "llvs-file-exchange", found.formatVersion == Self.formatVersion else {
+        guard found.format == "llvs-file-exchange", DirectoryFormat(rawValue: found.formatVersion) != nil else {
             throw ExchangeError.unsupportedFormat(location: url.path, found: "\(found.format) version \(found.formatVersion)")
         }
         marker.withLock { $0 = found }
         return found
     }
 
-    func fileURL(in folder: String, for version: Version.ID) -> URL {
-        rootDirectoryURL.appendingPathComponent(folder, isDirectory: true)
-            .appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
-            .appendingPathComponent(FileNaming.directoryName(for: version) + ".json")
+    /// The directory's format, creating the directory and its marker on first use.
+    func directoryFormat() throws -> DirectoryFormat {
+        DirectoryFormat(rawValue: try directoryMarker().formatVersion) ?? .batches
     }
 
     // MARK: Exchange parts
@@ -152,67 +193,44 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         let directory = try directoryIdentifier()
         let saved = cursor.flatMap { try? JSONDecoder().decode(LogCursor.self, from: $0.rawValue) }
         let start = saved?.directory == directory ? saved : nil
-        let (records, next) = try readLog(after: VersionLogCursor(positions: start?.positions ?? [:]))
-        var ids: [Version.ID] = []
-        ids.reserveCapacity(records.count)
-        for record in records {
-            // Any UTF-8 is an identifier, the empty one included (SPEC.md section 1).
-            guard let string = String(data: record, encoding: .utf8) else {
-                throw ExchangeError.malformedData(location: log.directoryURL.path, reason: "a log record is not UTF-8, so not a version identifier")
-            }
-            ids.append(Version.ID(string))
-        }
+        let from = VersionLogCursor(positions: start?.positions ?? [:])
+        let (ids, next) = try directoryFormat() == .batches ? listBatchedVersions(after: from) : listVersionFiles(after: from)
         let encoded = try JSONEncoder().encode(LogCursor(directory: directory, positions: next.positions))
         return VersionIdentifierPage(versionIds: ids, cursor: ExchangeCursor(rawValue: encoded), isCompleteListing: start == nil)
     }
 
-    /// Reads each version's record file, checking its checksum first.
+    /// The records of the versions, read from the batch files that hold them (format 2;
+    /// each file once, checked against the SHA-256 its log record names) or from each
+    /// version's record file (format 1, checked against the checksum it carries).
     ///
     /// - Throws: ``ExchangeError/damagedFile(_:location:reason:)`` when a file does not match
-    ///   its checksum (or carries none where the directory requires one),
-    ///   ``ExchangeError/missingVersion(_:)`` when a file is absent,
-    ///   ``ExchangeError/malformedData(location:reason:)`` naming a malformed or truncated
-    ///   file or one holding another version.
+    ///   its checksum (or a format 1 file carries none where the directory requires one),
+    ///   ``ExchangeError/missingVersion(_:)`` when a version is not logged or its file is
+    ///   absent, ``ExchangeError/malformedData(location:reason:)`` naming a malformed or
+    ///   truncated file or one holding another version.
     public func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
-        let requiresChecksums = try directoryMarker().checksums == true
-        return try versionIds.map { id in
-            let url = fileURL(in: "versions", for: id)
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw ExchangeError.missingVersion(id) }
-            let content = try checkedContent(data, of: id, at: url, requiringChecksum: requiresChecksums)
-            let version: Version = try decode(Version.self, from: content, at: url)
-            guard version.id == id else {
-                throw ExchangeError.malformedData(location: url.path, reason: "holds version \(version.id), expected \(id)")
-            }
-            return version
-        }
+        try directoryFormat() == .batches ? batchedVersions(versionIds) : versionFileRecords(versionIds)
     }
 
-    /// Reads each version's changes file, checking every file's checksum before returning
-    /// any of them.
+    /// The changes of the versions, read from the batch files that hold them (format 2) or
+    /// from each version's changes file (format 1); every file is checked before any
+    /// changes are returned.
     ///
     /// - Throws: ``ExchangeError/damagedFile(_:location:reason:)`` when a file does not match
-    ///   its checksum (or carries none where the directory requires one),
-    ///   ``ExchangeError/missingValueChanges(_:)`` when a file is absent,
-    ///   ``ExchangeError/malformedData(location:reason:)`` naming a malformed or truncated file.
+    ///   its checksum (or a format 1 file carries none where the directory requires one),
+    ///   ``ExchangeError/missingValueChanges(_:)`` when a version is not logged or its file
+    ///   is absent, ``ExchangeError/malformedData(location:reason:)`` naming a malformed or
+    ///   truncated file.
     public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
-        let requiresChecksums = try directoryMarker().checksums == true
-        var result: [Version.ID: [Value.Change]] = [:]
-        for id in versionIds {
-            let url = fileURL(in: "changes", for: id)
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw ExchangeError.missingValueChanges(id) }
-            let content = try checkedContent(data, of: id, at: url, requiringChecksum: requiresChecksums)
-            let file = try decode(ChangesFile.self, from: content, at: url)
-            guard file.version == id else {
-                throw ExchangeError.malformedData(location: url.path, reason: "holds the changes of version \(file.version), expected \(id)")
-            }
-            result[id] = file.valueChanges
-        }
-        return result
+        try directoryFormat() == .batches ? batchedValueChanges(versionIds) : versionFileChanges(versionIds)
     }
 
-    /// Writes each version's two files, each carrying its checksum (without fsync), makes
-    /// them durable with one sync, then logs the versions in one append. Files of a version
-    /// the log already lists are never replaced: the same content is a no-op (with or
+    /// Stores the versions with their changes. Format 2: one batch file holding them all,
+    /// made durable (one fsync of the file and one of its folder), then one log record
+    /// naming it and its versions, appended to this exchange's own segment. Format 1: each
+    /// version's two files, each carrying its checksum, made durable (an fsync per file,
+    /// then one per folder), then the identifiers in one append. A version the log already
+    /// lists is never written again: the same content is a no-op (in format 1 with or
     /// without a checksum, as a sender from before checksums wrote it), other content an
     /// error. The first send of each exchange object also removes stale temporary files
     /// (``removeStaleTemporaryFiles(olderThan:now:)``).
@@ -220,33 +238,15 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` when the directory
     ///   already logs a version with other content (nothing of that batch is logged then),
     ///   ``ExchangeError/transport(operation:location:reason:)`` when a file cannot be
-    ///   written.
+    ///   written, and what reading a logged version's batch throws when a resent version
+    ///   must be compared with it.
     public func send(versionChanges: [VersionChanges]) async throws {
         guard !versionChanges.isEmpty else { return }
-        _ = try directoryIdentifier()
+        let format = try directoryFormat()
         sweepTemporaryFilesOnce()
-        var logged: Set<Version.ID>?
-        for (version, changes) in versionChanges {
-            var record = version
-            record.successors = .init()
-            let files = [(try CanonicalJSON.encode(ChangesFile(version: version.id, valueChanges: changes)), fileURL(in: "changes", for: version.id)),
-                         (try CanonicalJSON.encode(record), fileURL(in: "versions", for: version.id))]
-            for (unsealed, url) in files {
-                let data = ExchangeFileChecksum.seal(unsealed)
-                let kept = try await place(data, at: url) {
-                    // Read the log only on this rare path: a file already there with other content.
-                    if logged == nil { logged = Set(try await retrieveAllVersionIdentifiers()) }
-                    return logged?.contains(version.id) == true
-                }
-                // A logged file written before checksums, with this content, is the same file.
-                if let kept, FileManager.default.contents(atPath: kept.path) != unsealed {
-                    throw ExchangeError.conflictingVersion(version.id, location: kept.path)
-                }
-            }
-        }
-        DurableFile.synchronizeAll()
-        try transport("append to", log.directoryURL) {
-            try log.append(versionChanges.map { Data($0.version.id.rawValue.utf8) })
+        switch format {
+        case .batches: try sendBatch(versionChanges)
+        case .versionFiles: try await sendVersionFiles(versionChanges)
         }
     }
 
@@ -276,52 +276,13 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
 
     // MARK: Files
 
-    /// The content of a changes file.
-    struct ChangesFile: Codable {
-        /// The version whose changes these are (checked on reading).
-        var version: Version.ID
-        var valueChanges: [Value.Change]
-    }
-
     /// A log cursor tied to the directory it was read from.
     struct LogCursor: Codable, Equatable {
         var directory: String
         var positions: [String: Int]
     }
 
-    /// Creates the file unless it exists with this content. An existing file that differs
-    /// is replaced when `isLogged` says its version is not logged yet (a file left
-    /// truncated by a crash before sync, which no reader has seen); when it is logged, the
-    /// file stays as it is and its URL is returned, for the caller to report.
-    private func place(_ data: Data, at url: URL, isLogged: () async throws -> Bool) async throws -> URL? {
-        let differs = try transport("write", url) {
-            try DurableFile.createDirectory(url.deletingLastPathComponent())
-            return try !DurableFile.create(data, at: url, syncing: false) && FileManager.default.contents(atPath: url.path) != data
-        }
-        guard differs else { return nil }
-        if try await isLogged() { return url }
-        try transport("write", url) { try DurableFile.write(data, to: url) }
-        return nil
-    }
-
-    /// The content of a version or changes file of `version`, checked against the checksum
-    /// it carries; a file without one is accepted only where the directory does not
-    /// require checksums (a directory made before them).
-    private func checkedContent(_ data: Data, of version: Version.ID, at url: URL, requiringChecksum: Bool) throws -> Data {
-        switch ExchangeFileChecksum.check(data) {
-        case .verified(let content):
-            return content
-        case .unsealed:
-            guard !requiringChecksum else {
-                throw ExchangeError.damagedFile(version, location: url.path, reason: "it carries no checksum, which every file of this directory must")
-            }
-            return data
-        case .mismatch(let reason):
-            throw ExchangeError.damagedFile(version, location: url.path, reason: reason)
-        }
-    }
-
-    private func readLog(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
+    func readLog(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
         do {
             return try log.records(after: cursor)
         } catch let error as ZoneError {
@@ -330,7 +291,7 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from data: Data, at url: URL) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from data: Data, at url: URL) throws -> T {
         do {
             return try CanonicalJSON.decode(type, from: data)
         } catch {

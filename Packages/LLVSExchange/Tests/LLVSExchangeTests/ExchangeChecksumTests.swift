@@ -19,14 +19,15 @@ import Testing
         }
     }
 
-    /// A directory with three versions of `source`.
+    /// A format 1 directory (the checksums here are those of its JSON files) with three
+    /// versions of `source`.
     static func sent() async throws -> (Replica, TemporaryDirectory) {
         let source = try Replica("checksum-source")
         try source.save(["a": "one"])
         try source.save(["a": "two", "b": "three"])
         try source.save(["b": "four"])
         let shared = try makeSharedDirectory()
-        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store, newDirectoryFormat: .versionFiles).send()
         return (source, shared)
     }
 

@@ -35,7 +35,7 @@ import Testing
     }
 
     /// A source store of five versions (a branch, a merge, a removal, binary values) sent
-    /// to a fresh directory, and the directory's files.
+    /// to a fresh directory of the given format, and the directory's files.
     final class Pristine: Sendable {
         let source: Replica
         let directory: TemporaryDirectory
@@ -65,7 +65,7 @@ import Testing
             self.files = files
         }
 
-        init() async throws {
+        init(format: DirectoryFormat) async throws {
             source = try Replica("damage-source")
             let first = try source.save(["a": "alpha", "b": "bravo"])
             let second = try source.save(["a": "alpha two", "d": String(repeating: "long value ", count: 40)], basedOn: first.id)
@@ -77,7 +77,7 @@ import Testing
             try source.store.makeVersion(basedOnPredecessor: merged.id, storing: [.remove(Value.ID("a"))])
             let root = try TemporaryDirectory(prefix: "llvs-exchange-damage-pristine")
             directory = root
-            try await FileSystemExchange(rootDirectoryURL: root.url, store: source.store).send()
+            try await FileSystemExchange(rootDirectoryURL: root.url, store: source.store, newDirectoryFormat: format).send()
             files = (FileManager.default.enumerator(atPath: root.url.path)?.compactMap { $0 as? String } ?? [])
                 .filter { path in
                     var isDirectory: ObjCBool = false
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func noWrongByteIsEverAddedFromADamagedDirectory() async throws {
-        let pristine = try await Pristine()
+        let pristine = try await Pristine(format: .versionFiles)
         #expect(pristine.files.count == 12, "five versions of two files each, the marker and one log segment: \(pristine.files)")
         let tally = Locked(Tally())
         await propertyCheck(count: Self.cases(300), input: Self.flips) { flips in
@@ -111,13 +111,28 @@ import Testing
         #expect(result.wrongVersions == 0)
     }
 
+    /// The same in a directory of format 2: the five versions are one batch file, checked
+    /// against the SHA-256 its log record names.
+    @Test func noWrongByteIsEverAddedFromADamagedBatchDirectory() async throws {
+        let pristine = try await Pristine(format: .batches)
+        #expect(pristine.files.count == 3, "one batch file, the marker and one log segment: \(pristine.files)")
+        let tally = Locked(Tally())
+        await propertyCheck(count: Self.cases(300), input: Self.flips) { flips in
+            try await Self.check(flips.map { Flip($0.0, $0.1, UInt8($0.2)) }, pristine: pristine, tally: tally)
+        }
+        let result = tally.withLock { $0 }
+        print("exchange damage (batches): \(result.trials) trials, \(result.damaged) damaged a file, \(result.detected) failed with a typed error, "
+              + "\(result.undetectedHarmless) added only intact versions without error, \(result.wrongVersions) versions added with wrong data")
+        #expect(result.wrongVersions == 0)
+    }
+
     /// Regressions and the cases the random flips rarely reach: a flip in a checksum's
     /// hex digits, in the `checksum` key, in the closing bytes, and in the marker's keys.
     @Test(arguments: [
         [Flip(0, 20, 0x01)], [Flip(0, 3, 0x20)], [Flip(0, -1, 0x01)], [Flip(0, 1_000_000, 0x04), Flip(0, 2, 0x01)],
-    ])
-    func chosenFlipsInEveryFileAreDetectedOrHarmless(_ flips: [Flip]) async throws {
-        let pristine = try await Pristine()
+    ], DirectoryFormat.allCases)
+    func chosenFlipsInEveryFileAreDetectedOrHarmless(_ flips: [Flip], format: DirectoryFormat) async throws {
+        let pristine = try await Pristine(format: format)
         let tally = Locked(Tally())
         for file in pristine.files.indices {
             try await Self.check(flips.map { Flip(file, $0.offset, $0.mask) }, pristine: pristine, tally: tally)
@@ -129,7 +144,7 @@ import Testing
     /// checksums (which stays readable, unchecked) do add versions with wrong data — what
     /// the checksums prevent. The figure is printed; at least one wrong version is required.
     @Test func withoutChecksumsTheSameFlipsAddWrongData() async throws {
-        let legacy = try await Pristine().strippingChecksums()
+        let legacy = try await Pristine(format: .versionFiles).strippingChecksums()
         let tally = Locked(Tally())
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<Self.cases(200) {
@@ -165,7 +180,7 @@ import Testing
             try bytes.write(to: url)
         }
         let damaged = try originals.filter { try Data(contentsOf: root.appendingPathComponent($0.key)) != $0.value }.keys
-        let onlyDataFiles = damaged.allSatisfy { $0.hasPrefix("versions/") || $0.hasPrefix("changes/") }
+        let onlyDataFiles = damaged.allSatisfy { $0.hasPrefix("versions/") || $0.hasPrefix("changes/") || $0.hasPrefix("batches/") }
 
         let target = try Replica("damage-target", backend: .memory)
         var failure: (any Error)?

@@ -35,14 +35,22 @@ import Testing
         }
     }
 
+    /// The same through a directory of format 1 (two files per version; fewer cases).
+    @Test func storesConvergeThroughADirectoryOfVersionFiles() async {
+        await propertyCheck(count: Self.cases(20), input: Self.steps) { steps in
+            try await Self.check(steps, setup: .versionFilesDirectory)
+        }
+    }
+
     @Test func sqliteStoresConvergeThroughASharedDirectory() async {
         await propertyCheck(count: Self.cases(30), input: Self.steps) { steps in
             try await Self.check(steps, setup: .sqliteThroughFileSystem)
         }
     }
 
-    /// Memory stores over a `MemoryExchangeSpace`; file or SQLite stores over a shared directory.
-    enum Setup { case memory, fileSystem, sqliteThroughFileSystem }
+    /// Memory stores over a `MemoryExchangeSpace`; file or SQLite stores over a shared
+    /// directory (of format 1 for `versionFilesDirectory`).
+    enum Setup { case memory, fileSystem, versionFilesDirectory, sqliteThroughFileSystem }
 
     static func check(_ steps: [(Int, Int, Int, Int)], setup: Setup) async throws {
         let directories = try (0..<3).map { _ in try TemporaryDirectory(prefix: "llvs-exchange-property") }
@@ -50,7 +58,7 @@ import Testing
             let storage: any Storage
             switch setup {
             case .memory: storage = MemoryStorage()
-            case .fileSystem: storage = FileStorage()
+            case .fileSystem, .versionFilesDirectory: storage = FileStorage()
             case .sqliteThroughFileSystem: storage = SQLiteStorage()
             }
             return try Store(rootDirectoryURL: directory.url, storage: storage)
@@ -61,6 +69,7 @@ import Testing
             switch setup {
             case .memory: return MemoryExchange(space: space, store: store)
             case .fileSystem, .sqliteThroughFileSystem: return FileSystemExchange(rootDirectoryURL: shared.url, store: store)
+            case .versionFilesDirectory: return FileSystemExchange(rootDirectoryURL: shared.url, store: store, newDirectoryFormat: .versionFiles)
             }
         }
         let arbiter = MostRecentChangeFavoringArbiter()

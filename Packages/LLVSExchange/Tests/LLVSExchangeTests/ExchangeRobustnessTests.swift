@@ -23,7 +23,7 @@ import Testing
     /// second sender's files silently replaced the first's. The same bytes again are a
     /// no-op.
     @Test func aLoggedVersionIsNeverReplaced() async throws {
-        let shared = try makeSharedDirectory()
+        let shared = try makeSharedDirectory(.versionFiles)
         let source = try Replica("source")
         let version = try source.save(["k": "first"])
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
@@ -55,9 +55,9 @@ import Testing
         #expect(try reader.texts(at: version.id) == ["k": "first"])
     }
 
-    @Test(arguments: Backend.allCases)
-    func anInterruptedSendIsCompletedByTheNextOne(backend: Backend) async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: backendsAndFormats)
+    func anInterruptedSendIsCompletedByTheNextOne(backend: Backend, format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let source = try storeWithHistory(12, backend: backend)
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
         // Batches of one version; the transport drops on the fifth batch.
@@ -77,9 +77,9 @@ import Testing
         #expect(try late.texts(at: source.store.mostRecentHead?.id) == source.texts())
     }
 
-    @Test(arguments: Backend.allCases)
-    func anInterruptedRetrieveIsCompletedByTheNextOne(backend: Backend) async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: backendsAndFormats)
+    func anInterruptedRetrieveIsCompletedByTheNextOne(backend: Backend, format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let source = try storeWithHistory(12)
         try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
 
@@ -96,8 +96,9 @@ import Testing
         #expect(target.versionIds == source.versionIds)
     }
 
-    @Test func versionsListedInReverseAreAddedAfterTheirPredecessors() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func versionsListedInReverseAreAddedAfterTheirPredecessors(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let source = try storeWithHistory(10)
         try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
         let target = try Replica("target")
@@ -114,8 +115,9 @@ import Testing
         }
     }
 
-    @Test func versionsWhosePredecessorsAreMissingAreNotAdded() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func versionsWhosePredecessorsAreMissingAreNotAdded(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let source = try storeWithHistory(6)
         try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
         // Remove the first version's files: everything descends from it.
@@ -134,7 +136,7 @@ import Testing
 
     @Test(arguments: ["truncated", "garbage", "wrong version", "empty"])
     func aDamagedVersionFileGivesAnErrorNamingIt(_ damage: String) async throws {
-        let shared = try makeSharedDirectory()
+        let shared = try makeSharedDirectory(.versionFiles)
         let source = try storeWithHistory(3)
         try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
         let victim = try #require(source.store.queryHistory { Array($0) }.last?.id)
@@ -170,10 +172,16 @@ import Testing
         #expect(reopened.queryHistory { $0.count } == target.versionIds.count)
     }
 
-    @Test func aCorruptLogOrMarkerGivesAnErrorNamingIt() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func aCorruptLogOrMarkerGivesAnErrorNamingIt(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let source = try storeWithHistory(3)
-        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        let sender = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        try await sender.send()
+        // A second send into the same segment, so that its first record is not its last in
+        // either format (one record per version in format 1, per send in format 2).
+        try source.save(["later": "1"])
+        try await sender.send()
         let logDirectory = shared.url.appendingPathComponent("log")
         let segment = logDirectory.appendingPathComponent(try #require(try FileManager.default.contentsOfDirectory(atPath: logDirectory.path).first))
         var bytes = try Data(contentsOf: segment)
@@ -197,7 +205,7 @@ import Testing
     /// A sender that crashed before its files reached the disk can leave a truncated file
     /// no log record refers to; the next send replaces it instead of trusting its name.
     @Test func aTruncatedUnloggedFileIsReplacedByTheNextSend() async throws {
-        let shared = try makeSharedDirectory()
+        let shared = try makeSharedDirectory(.versionFiles)
         let source = try storeWithHistory(2)
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
         try await exchange.prepareToSend()
@@ -214,8 +222,9 @@ import Testing
         #expect(target.versionIds == source.versionIds)
     }
 
-    @Test func aWipedDirectoryIsRefilledBySendingEverythingAgain() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func aWipedDirectoryIsRefilledBySendingEverythingAgain(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let source = try storeWithHistory(4)
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
         try await exchange.send()

@@ -46,9 +46,23 @@ final class Replica: Sendable {
     }
 }
 
-/// A shared exchange directory.
-func makeSharedDirectory() throws -> TemporaryDirectory {
-    try TemporaryDirectory(prefix: "llvs-exchange-shared")
+/// The layouts of a shared directory, for tests that run on both.
+typealias DirectoryFormat = FileSystemExchange.DirectoryFormat
+
+/// A shared exchange directory: empty for format 2 (the exchange creates it in the format
+/// new directories get), or with the marker a sender of format 1 wrote.
+func makeSharedDirectory(_ format: DirectoryFormat = .batches) throws -> TemporaryDirectory {
+    let directory = try TemporaryDirectory(prefix: "llvs-exchange-shared")
+    if format == .versionFiles {
+        let marker = #"{"checksums":true,"format":"llvs-file-exchange","formatVersion":1,"identifier":"\#(UUID().uuidString)"}"#
+        try Data(marker.utf8).write(to: directory.url.appendingPathComponent("llvs-exchange.json"))
+    }
+    return directory
+}
+
+/// Every backend with every directory format.
+let backendsAndFormats: [(Backend, DirectoryFormat)] = Backend.allCases.flatMap { backend in
+    DirectoryFormat.allCases.map { (backend, $0) }
 }
 
 /// Files under `directory` with their sizes, to check that nothing changed.

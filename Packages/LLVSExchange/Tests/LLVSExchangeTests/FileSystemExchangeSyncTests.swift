@@ -14,9 +14,9 @@ import Testing
         try await exchange.send()
     }
 
-    @Test(arguments: Backend.allCases)
-    func twoStoresConvergeWithConcurrentEdits(backend: Backend) async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: backendsAndFormats)
+    func twoStoresConvergeWithConcurrentEdits(backend: Backend, format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let a = try Replica("a", backend: backend), b = try Replica("b", backend: backend)
         let exchangeA = FileSystemExchange(rootDirectoryURL: shared.url, store: a.store)
         let exchangeB = FileSystemExchange(rootDirectoryURL: shared.url, store: b.store)
@@ -50,9 +50,9 @@ import Testing
         #expect(a.heads == b.heads && a.heads.count == 1)
     }
 
-    @Test(arguments: Backend.allCases)
-    func threeStoresConvergeThroughOneDirectory(backend: Backend) async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: backendsAndFormats)
+    func threeStoresConvergeThroughOneDirectory(backend: Backend, format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let replicas = try (0..<3).map { try Replica("r\($0)", backend: backend) }
         let exchanges = replicas.map { FileSystemExchange(rootDirectoryURL: shared.url, store: $0.store) }
         for round in 0..<4 {
@@ -77,8 +77,9 @@ import Testing
         #expect(try first.texts()["r2"] == "3")
     }
 
-    @Test func concurrentSendersFromSeveralTasksLoseNothing() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func concurrentSendersFromSeveralTasksLoseNothing(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let replicas = try (0..<4).map { try Replica("c\($0)") }
         for (index, replica) in replicas.enumerated() {
             for step in 0..<15 { try replica.save(["k\(step % 3)": "r\(index)-\(step)"]) }
@@ -95,8 +96,9 @@ import Testing
         #expect(reader.versionIds.count == 60)
     }
 
-    @Test func theSecondRetrieveReadsOnlyWhatIsNew() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func theSecondRetrieveReadsOnlyWhatIsNew(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let a = try Replica("a"), b = try Replica("b")
         let sender = FileSystemExchange(rootDirectoryURL: shared.url, store: a.store)
         for step in 0..<20 { try a.save(["v": "\(step)"]) }
@@ -117,8 +119,9 @@ import Testing
         #expect(try await sender.send().isEmpty)
     }
 
-    @Test func progressCountsVersionsAndBytes() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func progressCountsVersionsAndBytes(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let a = try Replica("a"), b = try Replica("b")
         for step in 0..<30 { try a.save(["value-\(step)": String(repeating: "x", count: 1_000)]) }
         let reports = Locked([ExchangeProgress]())
@@ -138,8 +141,9 @@ import Testing
         #expect(receiver.callCount("retrieveValueChanges") == 3)
     }
 
-    @Test func completionHandlerFormsDeliverResults() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func completionHandlerFormsDeliverResults(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let a = try Replica("a"), b = try Replica("b")
         try a.save(["x": "1"])
         let sender = FileSystemExchange(rootDirectoryURL: shared.url, store: a.store)
@@ -158,8 +162,9 @@ import Testing
         #expect(ids == sent)
     }
 
-    @Test func newVersionsAvailableYieldsWhenAnotherStoreSends() async throws {
-        let shared = try makeSharedDirectory()
+    @Test(arguments: DirectoryFormat.allCases)
+    func newVersionsAvailableYieldsWhenAnotherStoreSends(format: DirectoryFormat) async throws {
+        let shared = try makeSharedDirectory(format)
         let a = try Replica("a"), b = try Replica("b")
         let watcher = FileSystemExchange(rootDirectoryURL: shared.url, store: b.store, pollingInterval: .milliseconds(20))
         try await watcher.prepareToRetrieve()

@@ -1,0 +1,306 @@
+import Crypto
+import Foundation
+import LLVSCore
+
+/// A batch file of a format-2 file-system exchange directory (SPEC.md section 11): every
+/// version one `send(versionChanges:)` call wrote, with its changes, in the binary
+/// primitives of SPEC.md section 5. The file is named by its SHA-256, which the log record
+/// listing its versions also carries, so a reader checks the whole file against the log
+/// before decoding anything from it.
+///
+/// ```
+/// "LLVSXBT1"  varint n  n × (bytes record, bytes changes)
+/// ```
+///
+/// Parsing decodes the version records and notes where each version's changes are; the
+/// changes are decoded on demand (``changes(of:location:)``).
+struct ExchangeBatchFile: Sendable {
+    /// The bytes that open every batch file.
+    static let magic = Array("LLVSXBT1".utf8)
+
+    /// One version of a batch.
+    struct Entry: Sendable {
+        /// The version record.
+        var version: Version
+        /// Where its changes section is in ``data``.
+        var changes: Range<Int>
+        /// Where the whole entry (record and changes, with their lengths) is in ``data``:
+        /// a sender compares these bytes with what it would write for the version.
+        var bytes: Range<Int>
+    }
+
+    /// The file's bytes.
+    let data: Data
+    /// The versions in the order written.
+    let order: [Version.ID]
+    /// Each version's entry.
+    let entries: [Version.ID: Entry]
+
+    /// Why bytes are not a batch file (or a log record): a sentence for
+    /// ``ExchangeError/malformedData(location:reason:)``.
+    struct Malformed: Error {
+        var reason: String
+    }
+
+    // MARK: Writing
+
+    /// The encoded entry of `version` (its successors ignored) with `changes`.
+    static func encodeEntry(_ version: Version, changes: [Value.Change]) -> [UInt8] {
+        var record = ByteWriter(capacity: 64 + version.id.rawValue.utf8.count)
+        record.appendString(version.id.rawValue)
+        let predecessors = version.predecessorIds
+        record.append(UInt8(predecessors.count))
+        for predecessor in predecessors { record.appendString(predecessor.rawValue) }
+        withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { record.append(contentsOf: $0) }
+        if let size = version.valueDataSize, size >= 0 {
+            record.append(1)
+            record.appendVarint(UInt64(size))
+        } else {
+            record.append(0)
+        }
+        let metadata = version.metadata.sorted { $0.key < $1.key }
+        record.appendVarint(UInt64(metadata.count))
+        for (key, value) in metadata {
+            record.appendString(key.rawValue)
+            record.appendLengthPrefixed(value.data)
+        }
+
+        var section = ByteWriter(capacity: changes.reduce(8) { $0 + estimatedSize(of: $1) })
+        section.appendVarint(UInt64(changes.count))
+        for change in changes {
+            switch change {
+            case .insert(let value), .update(let value):
+                if case .insert = change { section.append(1) } else { section.append(2) }
+                section.appendString(value.id.rawValue)
+                section.appendLengthPrefixed(value.data)
+                if let stored = value.storedVersionId {
+                    section.append(1)
+                    section.appendString(stored.rawValue)
+                } else {
+                    section.append(0)
+                }
+            case .remove(let id):
+                section.append(3)
+                section.appendString(id.rawValue)
+            case .preserve(let reference):
+                section.append(4)
+                section.appendString(reference.valueId.rawValue)
+                section.appendString(reference.storedVersionId.rawValue)
+            case .preserveRemoval(let id):
+                section.append(5)
+                section.appendString(id.rawValue)
+            }
+        }
+
+        var entry = ByteWriter(capacity: record.bytes.count + section.bytes.count + 20)
+        entry.appendLengthPrefixed(record.bytes)
+        entry.appendLengthPrefixed(section.bytes)
+        return entry.bytes
+    }
+
+    /// A batch file holding `entries` (from ``encodeEntry(_:changes:)``), in order.
+    static func encode(entries: [[UInt8]]) -> Data {
+        var writer = ByteWriter(capacity: entries.reduce(magic.count + 10) { $0 + $1.count })
+        writer.append(contentsOf: magic)
+        writer.appendVarint(UInt64(entries.count))
+        for entry in entries { writer.append(contentsOf: entry) }
+        return writer.data
+    }
+
+    /// The SHA-256 of a batch file's bytes, which names it.
+    static func digest(of data: Data) -> [UInt8] {
+        Array(SHA256.hash(data: data))
+    }
+
+    private static func estimatedSize(of change: Value.Change) -> Int {
+        switch change {
+        case .insert(let value), .update(let value): return value.data.count + value.id.rawValue.utf8.count + 50
+        case .remove(let id), .preserveRemoval(let id): return id.rawValue.utf8.count + 2
+        case .preserve(let reference): return reference.valueId.rawValue.utf8.count + reference.storedVersionId.rawValue.utf8.count + 3
+        }
+    }
+
+    // MARK: Reading
+
+    /// Parses a batch file whose checksum was checked: the version records, and where each
+    /// version's changes are.
+    ///
+    /// - Throws: ``Malformed`` for a bad magic, a truncated or malformed entry, an invalid
+    ///   version record, a version written twice, or bytes after the last entry.
+    init(parsing data: Data) throws(Malformed) {
+        self.data = data
+        var reader = ByteReader(data)
+        do {
+            guard try Array(reader.readBytes(Self.magic.count)) == Self.magic else {
+                throw Malformed(reason: "not an exchange batch file (bad magic)")
+            }
+            let count = try reader.readCount(limit: reader.remainingCount)
+            guard count > 0 else { throw Malformed(reason: "the batch holds no version") }
+            var order: [Version.ID] = []
+            var entries: [Version.ID: Entry] = [:]
+            order.reserveCapacity(count)
+            entries.reserveCapacity(count)
+            for index in 0..<count {
+                let start = reader.offset
+                let recordBytes = try reader.readLengthPrefixed()
+                let version = try Self.decodeRecord(recordBytes, entry: index)
+                let changesLength = try reader.readCount(limit: reader.remainingCount)
+                let changesStart = reader.offset
+                _ = try reader.readBytes(changesLength)
+                guard entries[version.id] == nil else {
+                    throw Malformed(reason: "version \(version.id) is written twice")
+                }
+                entries[version.id] = Entry(version: version, changes: changesStart..<reader.offset, bytes: start..<reader.offset)
+                order.append(version.id)
+            }
+            guard reader.isAtEnd else {
+                throw Malformed(reason: "\(reader.remainingCount) bytes follow the last entry, at offset \(reader.offset)")
+            }
+            self.order = order
+            self.entries = entries
+        } catch let error as ByteReader.Error {
+            throw Malformed(reason: error.description)
+        } catch let error as Malformed {
+            throw error
+        } catch {
+            throw Malformed(reason: "\(error)")
+        }
+    }
+
+    /// The changes of version `id`, which the batch holds.
+    ///
+    /// - Throws: ``Malformed`` when its changes section is malformed.
+    func changes(of id: Version.ID) throws(Malformed) -> [Value.Change] {
+        guard let entry = entries[id] else { throw Malformed(reason: "the batch does not hold version \(id)") }
+        var reader = ByteReader(data[entry.changes])
+        do {
+            let count = try reader.readCount(limit: reader.remainingCount)
+            var changes: [Value.Change] = []
+            changes.reserveCapacity(count)
+            for _ in 0..<count {
+                let kind = try reader.readByte()
+                switch kind {
+                case 1, 2:
+                    let valueId = Value.ID(try reader.readString())
+                    let data = Data(try reader.readLengthPrefixed())
+                    let value: Value
+                    switch try reader.readByte() {
+                    case 0: value = Value(id: valueId, data: data)
+                    case 1: value = Value(id: valueId, data: data, storedVersionId: Version.ID(try reader.readString()))
+                    case let flag: throw Malformed(reason: "version \(id)'s changes: a stored-version flag of \(flag)")
+                    }
+                    changes.append(kind == 1 ? .insert(value) : .update(value))
+                case 3:
+                    changes.append(.remove(Value.ID(try reader.readString())))
+                case 4:
+                    let valueId = Value.ID(try reader.readString())
+                    changes.append(.preserve(Value.Reference(valueId: valueId, storedVersionId: Version.ID(try reader.readString()))))
+                case 5:
+                    changes.append(.preserveRemoval(Value.ID(try reader.readString())))
+                default:
+                    throw Malformed(reason: "version \(id)'s changes: unknown change kind \(kind)")
+                }
+            }
+            guard reader.isAtEnd else { throw Malformed(reason: "version \(id)'s changes: bytes follow the last change") }
+            return changes
+        } catch let error as ByteReader.Error {
+            throw Malformed(reason: "version \(id)'s changes: \(error.description)")
+        } catch let error as Malformed {
+            throw error
+        } catch {
+            throw Malformed(reason: "\(error)")
+        }
+    }
+
+    /// Decodes a version record, checking what the Version JSON form checks.
+    private static func decodeRecord(_ bytes: Data, entry: Int) throws -> Version {
+        var reader = ByteReader(bytes)
+        let id = Version.ID(try reader.readString())
+        let predecessorCount = try reader.readByte()
+        guard predecessorCount <= 2 else { throw Malformed(reason: "version \(id) has \(predecessorCount) predecessors") }
+        var predecessorIds: [Version.ID] = []
+        for _ in 0..<predecessorCount { predecessorIds.append(Version.ID(try reader.readString())) }
+        let timestampBytes = try reader.readBytes(8)
+        var bits: UInt64 = 0
+        for (shift, byte) in timestampBytes.enumerated() { bits |= UInt64(byte) << (8 * UInt64(shift)) }
+        let timestamp = Double(bitPattern: bits)
+        guard timestamp.isFinite else { throw Malformed(reason: "version \(id) has a non-finite timestamp") }
+        var valueDataSize: Int64?
+        switch try reader.readByte() {
+        case 0: break
+        case 1:
+            let size = try reader.readVarint()
+            guard size <= UInt64(Int64.max) else { throw Malformed(reason: "version \(id) has a value data size beyond 2^63") }
+            valueDataSize = Int64(size)
+        case let flag: throw Malformed(reason: "version \(id) has a value-data-size flag of \(flag)")
+        }
+        let metadataCount = try reader.readCount(limit: reader.remainingCount)
+        var metadata: Version.Metadata = [:]
+        var previous: Version.MetadataKey?
+        for _ in 0..<metadataCount {
+            let key = Version.MetadataKey(rawValue: try reader.readString())
+            if let previous, !(previous < key) {
+                throw Malformed(reason: "version \(id)'s metadata keys are not in increasing byte order")
+            }
+            previous = key
+            metadata[key] = Version.MetadataValue(data: Data(try reader.readLengthPrefixed()))
+        }
+        guard reader.isAtEnd else { throw Malformed(reason: "version \(id)'s record (entry \(entry)) has bytes after its metadata") }
+        if predecessorIds.contains(id) { throw Malformed(reason: "version \(id) lists itself as a predecessor") }
+        if predecessorIds.count == 2, predecessorIds[0] == predecessorIds[1] {
+            throw Malformed(reason: "both predecessors of version \(id) are \(predecessorIds[0])")
+        }
+        let predecessors = predecessorIds.first.map { Version.Predecessors(idOfFirst: $0, idOfSecond: predecessorIds.count == 2 ? predecessorIds[1] : nil) }
+        return Version(id: id, predecessors: predecessors, timestamp: timestamp, valueDataSize: valueDataSize, metadata: metadata)
+    }
+}
+
+/// A log record of a format-2 directory: the batch file a send wrote and the versions it
+/// holds (SPEC.md section 11).
+///
+/// ```
+/// 0xFF 0x01  digest (32 bytes, the batch file's SHA-256)  varint n  n × string versionId
+/// ```
+///
+/// The first byte never occurs in UTF-8, so no such record reads as a format-1 record (a
+/// version identifier's UTF-8 bytes).
+enum ExchangeLogRecord {
+    /// The bytes that open a batch record.
+    static let batchOpening: [UInt8] = [0xFF, 0x01]
+
+    /// The record naming the batch with SHA-256 `digest`, which holds `versionIds`.
+    static func encode(digest: [UInt8], versionIds: [Version.ID]) -> Data {
+        var writer = ByteWriter(capacity: 2 + digest.count + versionIds.reduce(10) { $0 + $1.rawValue.utf8.count + 2 })
+        writer.append(contentsOf: batchOpening)
+        writer.append(contentsOf: digest)
+        writer.appendVarint(UInt64(versionIds.count))
+        for id in versionIds { writer.appendString(id.rawValue) }
+        return writer.data
+    }
+
+    /// Decodes a batch record.
+    ///
+    /// - Throws: ``ExchangeBatchFile/Malformed`` for anything else.
+    static func decode(_ record: Data) throws(ExchangeBatchFile.Malformed) -> (digest: [UInt8], versionIds: [Version.ID]) {
+        var reader = ByteReader(record)
+        do {
+            guard try Array(reader.readBytes(batchOpening.count)) == batchOpening else {
+                throw ExchangeBatchFile.Malformed(reason: "a log record does not name a batch (it does not open with 0xFF 0x01)")
+            }
+            let digest = Array(try reader.readBytes(32))
+            let count = try reader.readCount(limit: reader.remainingCount)
+            guard count > 0 else { throw ExchangeBatchFile.Malformed(reason: "a log record names a batch of no version") }
+            var ids: [Version.ID] = []
+            ids.reserveCapacity(count)
+            for _ in 0..<count { ids.append(Version.ID(try reader.readString())) }
+            guard reader.isAtEnd else { throw ExchangeBatchFile.Malformed(reason: "a log record has bytes after its last version identifier") }
+            return (digest, ids)
+        } catch let error as ByteReader.Error {
+            throw ExchangeBatchFile.Malformed(reason: "a log record is malformed: \(error.description)")
+        } catch let error as ExchangeBatchFile.Malformed {
+            throw error
+        } catch {
+            throw ExchangeBatchFile.Malformed(reason: "\(error)")
+        }
+    }
+}
