@@ -115,3 +115,30 @@ enum BenchmarkError: Error, CustomStringConvertible {
         }
     }
 }
+
+/// The floor of a durable commit on this disk: the median time of appending 4 KiB to a
+/// file and `fdatasync`ing it, measured in `directory` (the store's file system) over
+/// `count` appends. W1 reports its figure beside this one, so that a run on a busy or
+/// slow disk can still be read.
+func fdatasyncFloorMilliseconds(in directory: URL, count: Int = 200) throws -> Double {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let path = directory.appendingPathComponent("fdatasync-floor-\(UUID().uuidString)").path
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw BenchmarkError.wrongResult("cannot create \(path)") }
+    defer {
+        close(descriptor)
+        unlink(path)
+    }
+    let block = [UInt8](repeating: 0x5A, count: 4_096)
+    var times: [Double] = []
+    times.reserveCapacity(count)
+    for _ in 0..<count {
+        let time = try milliseconds {
+            guard block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == block.count, fdatasync(descriptor) == 0 else {
+                throw BenchmarkError.wrongResult("append and fdatasync of \(path) failed")
+            }
+        }
+        times.append(time)
+    }
+    return times.sorted()[count / 2]
+}

@@ -26,6 +26,11 @@ final class ValueStoreWorkloads {
         report.record("W1", backend, "initial_insert_ms", insert, unit: "ms", parameters: parameters)
         report.record("W1", backend, "ms_per_version", serial / Double(serialCount), unit: "ms", parameters: parameters)
         if backend != "memory" {
+            // The disk's floor, measured right after the serial versions on the same file
+            // system, and the serial version's cost in multiples of it (issue 22: at most 3).
+            let floor = try fdatasyncFloorMilliseconds(in: bench.directory)
+            report.record("W1", backend, "fdatasync_floor_ms", floor, unit: "ms", parameters: ["bytes": 4_096])
+            report.record("W1", backend, "ms_per_version_in_floor_syncs", serial / Double(serialCount) / floor, unit: "syncs", parameters: parameters)
             let usage = bench.diskUsage()
             report.record("W1", backend, "bytes_on_disk", Double(usage.bytes), unit: "bytes", parameters: parameters)
             report.record("W1", backend, "file_count", Double(usage.files), unit: "files", parameters: parameters)

@@ -5,25 +5,31 @@ import LLVSSQLite
 
 /// Ways to damage a store's storage behind its back, for the verification tests.
 enum StoreDamage {
-    /// The first pack `version` wrote to a zone (`values` or `maps`) of the file store at `root`.
-    static func pack(of version: Version.ID, zone: String, inStoreAt root: URL) -> URL {
-        root.appendingPathComponent(zone, isDirectory: true)
-            .appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
-            .appendingPathComponent(FileNaming.directoryName(for: version) + ".pack")
+    /// Where the first pack `version` wrote to a zone (`values` or `maps`) of the file store
+    /// at `root` lies: its segment file and byte range.
+    static func pack(of version: Version.ID, zone: String, inStoreAt root: URL) throws -> (url: URL, range: Range<Int>) {
+        let zones = try FileStorage().makeZones(rootDirectoryURL: root)
+        guard let fileZone = (zone == "values" ? zones.values : zones.maps) as? FileZone,
+              let place = try fileZone.segmentLocations(of: version).first else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return (URL(fileURLWithPath: place.path), place.offset..<(place.offset + place.count))
     }
 
-    /// Inverts the byte in the middle of a file.
-    static func flipMiddleByte(of url: URL) throws {
-        var bytes = try Data(contentsOf: url)
-        let middle = bytes.count / 2
-        bytes[middle] ^= 0xFF
-        try bytes.write(to: url)
+    /// Inverts the last byte of a pack's data (the byte before its 32-byte checksum).
+    static func flipDataByte(of pack: (url: URL, range: Range<Int>)) throws {
+        var bytes = try Data(contentsOf: pack.url)
+        bytes[pack.range.upperBound - 33] ^= 0xFF
+        try bytes.write(to: pack.url)
     }
 
-    /// Cuts a file to half its length.
-    static func truncateToHalf(_ url: URL) throws {
-        let bytes = try Data(contentsOf: url)
-        try bytes.prefix(bytes.count / 2).write(to: url)
+    /// Zeroes the second half of a pack, as a write whose last pages never reached the
+    /// disk leaves it.
+    static func zeroSecondHalf(of pack: (url: URL, range: Range<Int>)) throws {
+        var bytes = try Data(contentsOf: pack.url)
+        let middle = pack.range.lowerBound + pack.range.count / 2
+        bytes.replaceSubrange(middle..<pack.range.upperBound, with: Data(count: pack.range.upperBound - middle))
+        try bytes.write(to: pack.url)
     }
 
     /// Runs SQL on the database of the SQLite store at `root`, through a connection of its own.

@@ -78,13 +78,12 @@ import Testing
         let lost = ["a", "d"].map { ZoneReference(key: .init($0), version: history.v2.id) }
         let storage: any Storage
         switch backend {
-        case .file:
-            try FileManager.default.removeItem(at: StoreDamage.pack(of: history.v2.id, zone: "values", inStoreAt: root))
-            storage = history.test.storage
         case .sqlite:
             try StoreDamage.execute("DELETE FROM zone_item WHERE zone = 0 AND version = ?", arguments: [Data(history.v2.id.rawValue.utf8)], inStoreAt: root)
             storage = history.test.storage
-        case .memory:
+        case .file, .memory:
+            // A file store's packs share segments with other versions' packs, so no file of
+            // one version can go missing: hide them, as for the memory backend.
             storage = HidingStorage(base: history.test.storage, hidden: Set(lost))
         }
         let report = try Store(rootDirectoryURL: root, storage: storage).verify()
@@ -97,9 +96,9 @@ import Testing
     @Test func aFlippedByteInAValuePackIsReportedForEachValueOfThatVersion() throws {
         let history = try SmallHistory(.file)
         let root = history.test.directory.url
-        try StoreDamage.flipMiddleByte(of: StoreDamage.pack(of: history.v2.id, zone: "values", inStoreAt: root))
+        try StoreDamage.flipDataByte(of: StoreDamage.pack(of: history.v2.id, zone: "values", inStoreAt: root))
         let report = try history.test.reopened().verify()
-        #expect(Self.places(report) == ["\(history.v2.id):a", "\(history.v2.id):d"])
+        #expect(Self.places(report) == ["\(history.v2.id):a", "\(history.v2.id):d"], "\(report.problems)")
         #expect(report.problems.allSatisfy { $0.reason.contains("checksum") }, "\(report.problems)")
         #expect(report.problems.first?.description.hasPrefix("version \(history.v2.id), value ") == true)
     }
@@ -110,7 +109,9 @@ import Testing
         let segments = try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("versions"), includingPropertiesForKeys: nil)
         let segment = try #require(segments.first { $0.pathExtension == "log" })
         var bytes = try Data(contentsOf: segment)
-        bytes[bytes.count - 1] ^= 0xFF    // the last byte of the final record's checksum
+        // The last byte of the final record's checksum (zeros the log preallocated follow it).
+        let end = try #require(try FileVersionLog(directoryURL: segment.deletingLastPathComponent()).records(after: .start).cursor.positions[segment.lastPathComponent])
+        bytes[end - 1] ^= 0xFF
         try bytes.write(to: segment)
         let reopened = try history.test.reopened()
         // Readers take it for a torn write and leave its version out; verify says so.
@@ -120,10 +121,10 @@ import Testing
                 "\(report.problems)")
     }
 
-    @Test func aTruncatedMapPackIsReportedForItsVersion() throws {
+    @Test func aMapPackWithALostHalfIsReportedForItsVersion() throws {
         let history = try SmallHistory(.file)
         let root = history.test.directory.url
-        try StoreDamage.truncateToHalf(StoreDamage.pack(of: history.v2.id, zone: "maps", inStoreAt: root))
+        try StoreDamage.zeroSecondHalf(of: StoreDamage.pack(of: history.v2.id, zone: "maps", inStoreAt: root))
         let report = try history.test.reopened().verify()
         #expect(report.problems.contains { $0.versionId == history.v2.id && $0.valueId == nil && $0.reason.contains("Corrupt") },
                 "\(report.problems)")
@@ -212,7 +213,7 @@ import Testing
         let values = (0..<200).map { value("k\($0)", "\($0)") }
         let big = try test.store.makeVersion(basedOnPredecessor: nil, inserting: values)
         _ = try test.store.makeVersion(basedOnPredecessor: big.id, inserting: [value("z", "z")])
-        try StoreDamage.flipMiddleByte(of: StoreDamage.pack(of: big.id, zone: "values", inStoreAt: test.directory.url))
+        try StoreDamage.flipDataByte(of: StoreDamage.pack(of: big.id, zone: "values", inStoreAt: test.directory.url))
         let counting = CountingStorage(base: FileStorage())
         let report = try Store(rootDirectoryURL: test.directory.url, storage: counting).verify()
         #expect(report.problems.count == values.count)

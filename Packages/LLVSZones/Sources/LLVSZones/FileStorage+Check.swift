@@ -1,9 +1,10 @@
 import Foundation
 
 extension FileStorage {
-    /// Reads every file of the store at `root` and returns what is damaged: each pack is
-    /// decoded and checked against its SHA-256 (packs no version refers to included), and
-    /// each version log segment must end with a whole record that passes its checksum.
+    /// Reads every file of the store at `root` and returns what is damaged: each pack (in
+    /// a pack segment or, in a store of format 1, a file of its own) is decoded and checked
+    /// against its SHA-256 (packs no version refers to included), and each pack segment and
+    /// version log segment must end with a whole record.
     /// Readers ignore an incomplete or failing final record (a write cut short by a crash,
     /// whose version was never acknowledged); a full check reports it, because damage to a
     /// segment's last record looks the same and would otherwise lose that version silently.
@@ -30,6 +31,19 @@ extension FileStorage {
                         damage.append(StorageDamage(reason: "\(error)"))
                     }
                 }
+            }
+        }
+        for zone in ["values", "maps"] {
+            let segmentsURL = root.appendingPathComponent(zone, isDirectory: true)
+                .appendingPathComponent(PackSegment.directoryName, isDirectory: true)
+            let names = (try? fileManager.contentsOfDirectory(atPath: segmentsURL.path)) ?? []
+            for name in names.sorted() where PackSegment.isSegmentName(name) {
+                let path = segmentsURL.appendingPathComponent(name).path
+                guard let bytes = fileManager.contents(atPath: path) else {
+                    damage.append(StorageDamage(reason: "\(path) cannot be read"))
+                    continue
+                }
+                damage += PackSegment.check(bytes, path: path)
             }
         }
         let logURL = root.appendingPathComponent("versions", isDirectory: true)

@@ -5,32 +5,40 @@ import LLVSCore
 /// (SPEC.md, "File storage").
 ///
 /// ```
-/// <root>/llvs-store.json        {"format":"llvs-file-store","formatVersion":1}
-/// <root>/values/<shard>/<version>/<random>.pack   value data, one pack per write
-/// <root>/maps/<shard>/<version>/<random>.pack     map index nodes
-/// <root>/versions/<random>.log                    version records, a segment per writer
+/// <root>/llvs-store.json                     {"format":"llvs-file-store","formatVersion":2}
+/// <root>/values/segments/<random>.seg        value data: packs appended by one writer
+/// <root>/maps/segments/<random>.seg          map index nodes, likewise
+/// <root>/versions/<random>.log               version records, a segment per writer
 /// ```
 ///
-/// Append-only (nothing written is changed afterwards), crash-safe (every file appears
-/// atomically; a version is visible only once its record is in the log) and safe for
-/// several processes sharing the directory.
+/// Append-only (nothing written is changed afterwards), crash-safe (a version is visible
+/// only once its record is in the log, and its packs are durable before that) and safe for
+/// several processes sharing the directory. A new version costs two appends made durable
+/// together (its value pack and map pack, with `fdatasync`s on two threads) and one append
+/// to the log: no file is created per version. Stores of format 1, which kept a file per
+/// pack (`<zone>/<shard>/<name>.pack`), are read as they are and marked format 2 when
+/// opened, after which versions LLVS wrote before segments cannot open them.
 public struct FileStorage: Storage {
     /// The name of the marker file that identifies a store directory and its format.
     public static let markerFileName = "llvs-store.json"
-    /// The format this version of LLVS writes and reads.
-    public static let formatVersion = 1
+    /// The format this version of LLVS writes. Format 1 (a file per pack) is still read.
+    public static let formatVersion = 2
+    /// The default ``cacheByteLimit``: 16 MiB of packs per zone.
+    public static let defaultCacheByteLimit = 16 << 20
 
     struct Marker: Codable, Equatable {
         var format: String
         var formatVersion: Int
         static let current = Marker(format: "llvs-file-store", formatVersion: FileStorage.formatVersion)
+        static let packFiles = Marker(format: "llvs-file-store", formatVersion: 1)
     }
 
-    /// How many bytes of pack data each zone may cache in memory.
+    /// How many bytes of packs each of the two zones may keep in memory (counted as the
+    /// packs' bytes plus their entry tables).
     public var cacheByteLimit: Int
 
-    /// Creates the file backend, caching up to `cacheByteLimit` bytes of pack data per zone.
-    public init(cacheByteLimit: Int = 256 << 20) {
+    /// Creates the file backend, caching up to `cacheByteLimit` bytes of packs per zone.
+    public init(cacheByteLimit: Int = FileStorage.defaultCacheByteLimit) {
         self.cacheByteLimit = cacheByteLimit
     }
 
@@ -61,7 +69,7 @@ public struct FileStorage: Storage {
         return StoreZones(
             values: FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit),
             maps: FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit),
-            versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true)),
+            versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true), preallocating: true),
             writesZonesConcurrently: true,
             checkStoredBytes: { Self.checkStoredBytes(root: root) })
     }
@@ -72,10 +80,11 @@ public struct FileStorage: Storage {
             guard let marker = try? CanonicalJSON.decode(Marker.self, from: data) else {
                 throw ZoneError.unsupportedFormat(path: root.path, found: "unreadable \(Self.markerFileName)")
             }
-            guard marker == .current else {
+            guard marker == .current || marker == .packFiles else {
                 throw ZoneError.unsupportedFormat(path: root.path, found: "\(marker.format) version \(marker.formatVersion)")
             }
-            return
+            guard marker == .packFiles else { return }
+            // From now on packs go into segments, which LLVS of format 1 would not see.
         }
         do {
             try POSIXFile.writeAtomically(try CanonicalJSON.encode(Marker.current), to: url)

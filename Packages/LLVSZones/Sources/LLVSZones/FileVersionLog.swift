@@ -12,26 +12,40 @@ import Darwin
 /// append, so writers in different processes never interleave; readers read every segment.
 ///
 /// Segment layout: `"LLVSLOG1"`, then records of `u32 little-endian length`, the payload,
-/// and the first 8 bytes of the payload's SHA-256. A process killed during an append leaves
-/// at most a torn final record, which readers ignore; a bad record anywhere else is
-/// reported as corruption.
+/// and the first 8 bytes of the payload's SHA-256; in a preallocating log, zeros follow the
+/// last record. A process killed during an append leaves at most a torn final record,
+/// which readers ignore; a bad record followed by a good one is reported as corruption.
 public final class FileVersionLog: VersionLog {
     static let magic = Array("LLVSLOG1".utf8)
     static let checksumCount = 8
 
     /// The directory of segment files.
     public let directoryURL: URL
+    /// Whether appends go into space preallocated (zeros written and synced in steps of
+    /// 256 KiB), so that each append's sync writes only its data, not the file's size.
+    /// Readers stop at a zero length followed by a zero checksum, which no record has (the
+    /// empty record's checksum is not zero); LLVS before preallocation existed reads such a
+    /// segment as damaged, so only logs of stores and directories of newer formats use it.
+    public let preallocates: Bool
 
     private struct Segment {
         var descriptor: Int32
         var path: String
+        var end: Int
+        var allocated: Int
     }
 
     private let segment = Locked<Segment?>(nil)
+    static let preallocationStep = 256 << 10
+    /// A zero length and a zero checksum: where preallocated space starts.
+    static let endMarkerCount = 4 + checksumCount
 
     /// Creates a log in `directoryURL` (created on first append).
-    public init(directoryURL: URL) {
+    ///
+    /// - Parameter preallocating: See ``preallocates``.
+    public init(directoryURL: URL, preallocating: Bool = false) {
         self.directoryURL = directoryURL
+        self.preallocates = preallocating
     }
 
     deinit {
@@ -49,9 +63,25 @@ public final class FileVersionLog: VersionLog {
         let bytes = Self.encodeRecords(records)
         try segment.withLock { segment in
             if segment == nil { segment = try createSegment() }
-            guard let current = segment else { return }
-            try POSIXFile.writeAll(bytes, to: current.descriptor, path: current.path)
-            try POSIXFile.syncDescriptor(current.descriptor, path: current.path)
+            guard var current = segment else { return }
+            do {
+                if preallocates, current.end + bytes.count + Self.endMarkerCount > current.allocated {
+                    let target = ((current.end + bytes.count + Self.endMarkerCount) / Self.preallocationStep + 1) * Self.preallocationStep
+                    try POSIXFile.writeAll(Data(count: target - current.allocated), to: current.descriptor, path: current.path, at: current.allocated)
+                    try POSIXFile.syncData(current.descriptor, path: current.path)
+                    current.allocated = target
+                }
+                try POSIXFile.writeAll(bytes, to: current.descriptor, path: current.path, at: current.end)
+                try POSIXFile.syncData(current.descriptor, path: current.path)
+            } catch {
+                // A failed write may leave a torn record: later appends go to a new segment.
+                _ = close(current.descriptor)
+                segment = nil
+                throw error
+            }
+            current.end += bytes.count
+            current.allocated = max(current.allocated, current.end)
+            segment = current
         }
     }
 
@@ -102,7 +132,7 @@ public final class FileVersionLog: VersionLog {
             throw ZoneError.corrupt(path: path, reason: "not a version log segment (bad magic)")
         }
         let (records, end) = try parseRecords(bytes.dropFirst(magic.count), path: path, base: magic.count)
-        guard end == bytes.count - magic.count else {
+        guard end == bytes.count - magic.count || bytes.dropFirst(magic.count + end).allSatisfy({ $0 == 0 }) else {
             throw ZoneError.corrupt(path: path, reason: "the segment's final record, at offset \(magic.count + end), is incomplete or fails its checksum")
         }
         return records
@@ -112,20 +142,32 @@ public final class FileVersionLog: VersionLog {
     /// returns them and the offset in `bytes` after the last complete record.
     private static func parseRecords(_ bytes: Data, path: String, base: Int) throws -> (records: [Data], end: Int) {
         try bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> (records: [Data], end: Int) in
-            var offset = 0
-            var records: [Data] = []
-            while raw.count - offset >= 4 {
+            /// The record at `offset`: nil where the records end (the end of the bytes, a
+            /// length running past it, or preallocated zeros), else its end and whether it
+            /// passes its checksum.
+            func record(at offset: Int) -> (end: Int, payload: UnsafeRawBufferPointer, matches: Bool)? {
+                guard raw.count - offset >= 4 else { return nil }
                 let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
                 let recordEnd = offset + 4 + length + checksumCount
-                guard recordEnd <= raw.count else { break } // torn (or still being written) final record
+                guard recordEnd <= raw.count else { return nil } // torn (or still being written) final record
                 let payload = UnsafeRawBufferPointer(rebasing: raw[(offset + 4)..<(offset + 4 + length)])
                 let stored = UnsafeRawBufferPointer(rebasing: raw[(offset + 4 + length)..<recordEnd])
+                if length == 0, stored.allSatisfy({ $0 == 0 }) { return nil } // preallocated space
                 let matches = SHA256.hash(data: payload).withUnsafeBytes { digest in
                     digest.prefix(checksumCount).elementsEqual(stored)
                 }
+                return (recordEnd, payload, matches)
+            }
+            var offset = 0
+            var records: [Data] = []
+            while let (recordEnd, payload, matches) = record(at: offset) {
                 guard matches else {
-                    if recordEnd == raw.count { break } // torn final record
-                    throw ZoneError.corrupt(path: path, reason: "record at offset \(base + offset) fails its checksum")
+                    // A torn final record (or one still being written), unless a good record
+                    // follows it: then it is damage.
+                    if let next = record(at: recordEnd), next.matches {
+                        throw ZoneError.corrupt(path: path, reason: "record at offset \(base + offset) fails its checksum")
+                    }
+                    break
                 }
                 records.append(Data(payload))
                 offset = recordEnd
@@ -172,15 +214,15 @@ public final class FileVersionLog: VersionLog {
         }
         if isNewDirectory { try POSIXFile.syncDirectory(directoryURL.deletingLastPathComponent()) }
         let path = directoryURL.appendingPathComponent("\(POSIXFile.uniqueName()).log").path
-        let descriptor = try POSIXFile.openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_APPEND, operation: "create segment")
+        let descriptor = try POSIXFile.openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create segment")
         do {
-            try POSIXFile.writeAll(Data(Self.magic), to: descriptor, path: path)
-            try POSIXFile.syncDescriptor(descriptor, path: path)
+            try POSIXFile.writeAll(Data(Self.magic), to: descriptor, path: path, at: 0)
+            try POSIXFile.syncData(descriptor, path: path)
             try POSIXFile.syncDirectory(directoryURL)
         } catch {
             _ = close(descriptor)
             throw error
         }
-        return Segment(descriptor: descriptor, path: path)
+        return Segment(descriptor: descriptor, path: path, end: Self.magic.count, allocated: Self.magic.count)
     }
 }

@@ -1,62 +1,87 @@
 import Foundation
 import LLVSCore
 
-/// A zone in a directory: each `store` call writes one pack file per version, atomically
-/// and durably, and never changes a pack afterwards (SPEC.md, "File storage").
+/// A zone in a directory (SPEC.md, "File storage"). Each `store` call appends its packs,
+/// one per version, to this zone object's own pack segment (``PackSegment``) with one
+/// write and one `fdatasync`, and never changes a pack afterwards; several processes may
+/// share the directory, each appending to segments of its own.
 ///
-/// A version's first pack is `<zone>/<shard>/<name>.pack`; a later batch for the same
-/// version (rare: a write retried after a crash, or two processes adding the same version)
-/// goes to `<name>~<random>.pack` beside it. Packs are created with a hard link, which
-/// cannot replace a file another process created first. Reads open the first pack directly
-/// and keep packs in a bounded in-memory cache; only a key missing from the known packs
-/// makes the zone look for later ones. Several processes may share the directory.
+/// Readers keep an index of where each version's packs lie, built from the segments'
+/// record headers on first use and extended when a version is not found (another process
+/// may have written it since), and keep packs in a cache bounded by bytes. Stores written
+/// before segments existed (format 1) keep a pack per version in
+/// `<zone>/<shard>/<name>.pack` (and `<name>~<random>.pack` for a later batch); those are
+/// still read.
 public final class FileZone: Zone {
     /// The zone's directory.
     public let directoryURL: URL
 
     private let cache: Locked<PackCache>
-    /// The shard directories known to exist (the zone directory exists once one does).
-    private let createdShards = Locked(Set<String>())
+    private let index = Locked(SegmentIndex())
+    /// The segment this zone object appends to, created on its first write.
+    private let writer = Locked<PackSegment.Writer?>(nil)
 
     /// Creates a zone in `directoryURL` (created on first write), caching up to
-    /// `cacheByteLimit` bytes of pack data in memory.
-    public init(directoryURL: URL, cacheByteLimit: Int = 256 << 20) {
+    /// `cacheByteLimit` bytes of packs in memory.
+    public init(directoryURL: URL, cacheByteLimit: Int = FileStorage.defaultCacheByteLimit) {
         self.directoryURL = directoryURL
+        self.segmentsURL = directoryURL.appendingPathComponent(PackSegment.directoryName, isDirectory: true)
         self.cache = Locked(PackCache(byteLimit: cacheByteLimit))
     }
 
-    /// Writes one pack per version group; keys already stored for the version are skipped.
+    private let segmentsURL: URL
+
+    /// Appends one pack per version group to this zone's segment, with one write and one
+    /// `fdatasync` for the whole call; keys already stored for a version are skipped.
     ///
-    /// - Throws: ``ZoneError`` when a directory or pack cannot be written.
+    /// - Throws: ``ZoneError`` when the segment cannot be created or written; nothing of
+    ///   the call is readable then.
+    /// - Complexity: O(n log n) in the number of items, plus one append and one sync.
     public func store(_ items: [ZoneItem]) throws {
         var groups: [Version.ID: [(key: ZoneReference.Key, data: Data)]] = [:]
         for item in items {
             groups[item.reference.version, default: []].append((item.reference.key, item.data))
         }
+        var versions: [Version.ID] = []
+        var packs: [Data] = []
         for (version, group) in groups {
-            let existing = try packs(of: version, lookingForLaterPacks: false)
+            let existing = try self.packs(of: version, lookingForLaterPacks: false)
             let missing = existing.isEmpty ? group : group.filter { item in !existing.contains { $0.data(for: item.key) != nil } }
             guard !missing.isEmpty else { continue }
-            let shard = try shardDirectory(for: version, creating: true)
-            let name = FileNaming.directoryName(for: version)
-            let bytes = PackFile.encode(version: version, items: missing)
-            guard let fileName = try POSIXFile.writeAtomicallyWithoutReplacing(
-                bytes, in: shard, candidates: ["\(name).pack", "\(name)~\(POSIXFile.uniqueName()).pack"])
-            else {
-                throw ZoneError.io(operation: "link into place", path: shard.path, reason: "every candidate pack name is taken")
+            versions.append(version)
+            packs.append(PackFile.encode(version: version, items: missing))
+        }
+        guard !packs.isEmpty else { return }
+        let (segment, path, offsets) = try writer.withLock { (writer) throws -> (String, String, [Int]) in
+            if writer == nil {
+                let created = try PackSegment.Writer(in: segmentsURL)
+                index.withLock { $0.adopt(ownSegment: created.name) }
+                writer = created
             }
+            guard let current = writer else { return ("", "", []) }
+            do {
+                return (current.name, current.path, try current.append(packs))
+            } catch {
+                writer = nil // a failed append may leave a torn record: continue in a new segment
+                throw error
+            }
+        }
+        let cacheLimit = cache.withLock { $0.byteLimit } / 8
+        for ((version, bytes), offset) in zip(zip(versions, packs), offsets) {
+            let location = index.withLock { $0.add(version, segment: segment, offset: offset, count: bytes.count) }
             // Keep a new pack at hand for reads, unless it is so large that it would push
             // out most of the cache (a bulk import); such a pack is read back when needed.
-            if bytes.count <= cache.withLock({ $0.byteLimit }) / 8 {
-                let pack = try PackFile(decoding: bytes, path: shard.appendingPathComponent(fileName).path)
-                cache.withLock { $0.add(pack, named: fileName, to: version) }
+            if bytes.count <= cacheLimit {
+                let pack = try PackFile(decoding: bytes, path: "\(path) at offset \(offset)", checkingChecksum: false)
+                cache.withLock { $0.add(pack, named: location.cacheName, to: version) }
             }
         }
     }
 
     /// The data of each reference, or nil.
     ///
-    /// - Throws: ``ZoneError`` when a pack cannot be read or is corrupt.
+    /// - Throws: ``ZoneError`` when a pack cannot be read or is corrupt, or when a
+    ///   reference is found nowhere and a segment is damaged (it may have been there).
     public func data(for references: [ZoneReference]) throws -> [Data?] {
         var results: [Data?] = []
         results.reserveCapacity(references.count)
@@ -65,60 +90,102 @@ public final class FileZone: Zone {
                 results.append(found)
             } else {
                 // Another process may have added a later pack for this version.
-                results.append(try packs(of: reference.version, lookingForLaterPacks: true).lazy.compactMap { $0.data(for: reference.key) }.first)
+                let found = try packs(of: reference.version, lookingForLaterPacks: true).lazy.compactMap { $0.data(for: reference.key) }.first
+                if found == nil, let (path, reason) = index.withLock({ $0.damage.min { $0.key < $1.key } }) {
+                    throw ZoneError.corrupt(path: segmentsURL.appendingPathComponent(path).path, reason: reason)
+                }
+                results.append(found)
             }
         }
         return results
     }
 
-    // MARK: Packs on disk
-
-    private func shardDirectory(for version: Version.ID, creating: Bool) throws -> URL {
-        let name = FileNaming.shardName(for: version)
-        let shard = directoryURL.appendingPathComponent(name, isDirectory: true)
-        if creating { try createShard(shard, named: name) }
-        return shard
-    }
-
-    /// Creates the zone directory the first time anything is written, and each shard
-    /// directory the first time a pack goes into it (as Git creates `objects/xx`), each
-    /// made durable with a fsync of its parent. A store with few versions makes few
-    /// directories.
-    private func createShard(_ shard: URL, named name: String) throws {
-        try createdShards.withLock { created in
-            guard !created.contains(name) else { return }
-            if created.isEmpty {
-                try POSIXFile.createDirectory(directoryURL.deletingLastPathComponent())
-                try POSIXFile.createDirectory(directoryURL)
+    /// Where the packs of `version` lie in this zone's segments (file path, byte offset and
+    /// length of each), for tools and tests that examine a store's files. Packs written
+    /// before segments existed are separate files and are not listed.
+    ///
+    /// - Throws: ``ZoneError`` when a segment cannot be read.
+    public func segmentLocations(of version: Version.ID) throws -> [(path: String, offset: Int, count: Int)] {
+        try refreshIndex()
+        return index.withLock { index in
+            index.locations(of: version).map { location in
+                (segmentsURL.appendingPathComponent(index.segmentNames[Int(location.segment)]).path, location.offset, location.count)
             }
-            try POSIXFile.createDirectory(shard)
-            created.insert(name)
         }
     }
 
-    /// The packs of `version`: from the cache, or read from disk. The first pack is opened
-    /// by name; with `lookingForLaterPacks`, the shard is listed for later ones not yet
-    /// known.
+    /// Whether this zone holds a pack with exactly `pack`'s bytes (restoring a snapshot
+    /// twice adds nothing).
+    ///
+    /// - Throws: ``ZoneError`` when a pack cannot be read.
+    func holdsPack(identicalTo pack: PackFile) throws -> Bool {
+        try packs(of: pack.version, lookingForLaterPacks: true).contains { $0.bytes == pack.bytes }
+    }
+
+    // MARK: Packs on disk
+
+    /// Reads the records appended to segments since the last scan (all of them the first
+    /// time), by this process's other zone objects or other processes.
+    private func refreshIndex() throws {
+        let segments = segmentsURL
+        let zone = directoryURL
+        try index.withLock { index in
+            if !index.isLoaded {
+                index.hasLegacyPacks = ((try? FileManager.default.contentsOfDirectory(atPath: zone.path)) ?? [])
+                    .contains { $0 != PackSegment.directoryName && !$0.hasPrefix(".") }
+                index.isLoaded = true
+            }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: segments.path) else { return }
+            for name in names.sorted() where PackSegment.isSegmentName(name) && !index.ownSegments.contains(name) {
+                let scanned = try PackSegment.scan(path: segments.appendingPathComponent(name).path, from: index.scannedTo[name] ?? 0)
+                for entry in scanned.entries {
+                    index.add(entry.version, segment: name, offset: entry.offset, count: entry.count)
+                }
+                index.scannedTo[name] = scanned.end
+                if let damage = scanned.damage, index.damage[name] == nil { index.damage[name] = damage }
+            }
+        }
+    }
+
+    /// The packs of `version`: from the cache, or read from disk. With
+    /// `lookingForLaterPacks`, the segments are scanned for records written since the last
+    /// scan, and a format-1 zone's shard is listed for later pack files.
     private func packs(of version: Version.ID, lookingForLaterPacks: Bool) throws -> [PackFile] {
         if !lookingForLaterPacks, let cached = cache.withLock({ $0.packs(of: version) }) {
             return cached
         }
-        let shard = try shardDirectory(for: version, creating: false)
-        let name = FileNaming.directoryName(for: version)
-        var names = ["\(name).pack"]
-        if lookingForLaterPacks {
-            names += try laterPackNames(in: shard, baseName: name)
+        if lookingForLaterPacks || !index.withLock({ $0.isLoaded }) { try refreshIndex() }
+        let (locations, hasLegacyPacks, names) = index.withLock { index in
+            (index.locations(of: version), index.hasLegacyPacks, index.segmentNames)
         }
         let known = cache.withLock { $0.packNames(of: version) }
-        for fileName in names where !known.contains(fileName) {
-            let url = shard.appendingPathComponent(fileName)
-            guard let bytes = try Self.contents(of: url) else { continue }
-            let pack = try PackFile(decoding: bytes, path: url.path)
-            // Names can coincide on case-insensitive file systems: keep this version's packs.
-            guard pack.version == version else { continue }
-            cache.withLock { $0.add(pack, named: fileName, to: version) }
+        if hasLegacyPacks {
+            let shard = directoryURL.appendingPathComponent(FileNaming.shardName(for: version), isDirectory: true)
+            let name = FileNaming.directoryName(for: version)
+            var fileNames = ["\(name).pack"]
+            if lookingForLaterPacks { fileNames += try laterPackNames(in: shard, baseName: name) }
+            for fileName in fileNames where !known.contains(fileName) {
+                let url = shard.appendingPathComponent(fileName)
+                guard let bytes = try Self.contents(of: url) else { continue }
+                try cacheIfOfVersion(try PackFile(decoding: bytes, path: url.path), named: fileName, version: version)
+            }
+        }
+        for location in locations where !known.contains(location.cacheName) {
+            let path = segmentsURL.appendingPathComponent(names[Int(location.segment)]).path
+            let bytes = try PackSegment.readPack(path: path, offset: location.offset, count: location.count)
+            guard bytes.count == location.count else {
+                throw ZoneError.corrupt(path: path, reason: "the pack at offset \(location.offset) is cut short")
+            }
+            try cacheIfOfVersion(try PackFile(decoding: bytes, path: "\(path) at offset \(location.offset)"), named: location.cacheName, version: version)
         }
         return cache.withLock { $0.markScanned(version) }
+    }
+
+    /// Caches `pack` among the packs of `version`, if it is one of them (file names can
+    /// coincide on case-insensitive file systems).
+    private func cacheIfOfVersion(_ pack: PackFile, named name: String, version: Version.ID) throws {
+        guard pack.version == version else { return }
+        cache.withLock { $0.add(pack, named: name, to: version) }
     }
 
     private func laterPackNames(in shard: URL, baseName: String) throws -> [String] {
@@ -142,6 +209,63 @@ public final class FileZone: Zone {
             if !FileManager.default.fileExists(atPath: url.path) { return nil }
             throw ZoneError.io(operation: "read pack", path: url.path, reason: "\(error)")
         }
+    }
+}
+
+/// Where each version's packs lie in a zone's segments.
+struct SegmentIndex: Sendable {
+    /// A pack's place: segment number (into ``segmentNames``), offset and length.
+    struct Location: Sendable, Hashable {
+        var segment: Int32
+        var offset: Int
+        var count: Int
+        /// The pack's name in the ``PackCache``.
+        var cacheName: String { "\(segment)@\(offset)" }
+    }
+
+    var isLoaded = false
+    /// Whether the zone holds format-1 pack files (written before segments).
+    var hasLegacyPacks = false
+    var segmentNames: [String] = []
+    private var numbers: [String: Int32] = [:]
+    /// How far each other writer's segment has been scanned.
+    var scannedTo: [String: Int] = [:]
+    /// The segments this zone object writes (never scanned: their packs are added as written).
+    var ownSegments: Set<String> = []
+    /// Segments whose scan stopped at a damaged record, with why.
+    var damage: [String: String] = [:]
+    /// The first pack of each version; the rare later ones in ``laterLocations``.
+    private var firstLocations: [Version.ID: Location] = [:]
+    private var laterLocations: [Version.ID: [Location]] = [:]
+
+    /// The packs of `version`, first written first.
+    func locations(of version: Version.ID) -> [Location] {
+        guard let first = firstLocations[version] else { return [] }
+        return [first] + (laterLocations[version] ?? [])
+    }
+
+    mutating func adopt(ownSegment name: String) {
+        ownSegments.insert(name)
+    }
+
+    /// Records a pack of `version` and returns its location.
+    @discardableResult
+    mutating func add(_ version: Version.ID, segment name: String, offset: Int, count: Int) -> Location {
+        let number: Int32
+        if let known = numbers[name] {
+            number = known
+        } else {
+            number = Int32(truncatingIfNeeded: segmentNames.count)
+            segmentNames.append(name)
+            numbers[name] = number
+        }
+        let location = Location(segment: number, offset: offset, count: count)
+        if firstLocations[version] == nil {
+            firstLocations[version] = location
+        } else {
+            laterLocations[version, default: []].append(location)
+        }
+        return location
     }
 }
 
@@ -180,7 +304,7 @@ struct PackCache: Sendable {
         guard entry.names.insert(name).inserted else { return }
         // Keep the first pack first: it is the one every reader consults first.
         if name.hasSuffix(".pack"), !name.contains("~") { entry.packs.insert(pack, at: 0) } else { entry.packs.append(pack) }
-        entry.bytes += pack.bytes.count
+        entry.bytes += pack.residentByteCount
         insert(entry, for: version)
     }
 

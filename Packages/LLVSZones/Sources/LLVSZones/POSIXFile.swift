@@ -129,12 +129,71 @@ enum POSIXFile {
         }
     }
 
+    /// Writes all of `data` at `offset`, retrying short writes and interrupted calls.
+    static func writeAll(_ data: Data, to descriptor: Int32, path: String, at offset: Int) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress else { return }
+            var done = 0
+            while done < buffer.count {
+                let written = pwrite(descriptor, base + done, buffer.count - done, off_t(offset + done))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("write", path)
+                }
+                done += written
+            }
+        }
+    }
+
     /// Flushes a descriptor's data to stable storage.
     static func syncDescriptor(_ descriptor: Int32, path: String) throws {
         while fsync(descriptor) != 0 {
             if errno != EINTR { throw ioError("fsync", path) }
         }
         syncObserver.withLock { $0 }?(descriptor, path)
+    }
+
+    /// Flushes a descriptor's data, and the metadata needed to read it back (its size),
+    /// to stable storage: the cheaper sync for appends.
+    static func syncData(_ descriptor: Int32, path: String) throws {
+        #if canImport(Glibc)
+        while fdatasync(descriptor) != 0 {
+            if errno != EINTR { throw ioError("fdatasync", path) }
+        }
+        syncObserver.withLock { $0 }?(descriptor, path)
+        #else
+        try syncDescriptor(descriptor, path: path)
+        #endif
+    }
+
+    /// The size of an open file.
+    static func size(of descriptor: Int32, path: String) throws -> Int {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw ioError("stat", path) }
+        return Int(status.st_size)
+    }
+
+    /// Reads `count` bytes at `offset`, retrying short reads; fewer only at the end of the
+    /// file.
+    static func read(_ descriptor: Int32, path: String, offset: Int, count: Int) throws -> Data {
+        guard count > 0 else { return Data() }
+        var data = Data(count: count)
+        let read = try data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var done = 0
+            while done < count {
+                let got = pread(descriptor, base + done, count - done, off_t(offset + done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("read", path)
+                }
+                if got == 0 { break }
+                done += got
+            }
+            return done
+        }
+        if read < count { data.removeSubrange(read...) }
+        return data
     }
 
     /// Closes a descriptor, reporting failure.

@@ -33,6 +33,9 @@ struct PackFile: Sendable {
     /// The number of items.
     var count: Int { entries.count }
 
+    /// The heap the decoded pack occupies: its bytes, its entry table and their headers.
+    var residentByteCount: Int { bytes.count + entries.count * MemoryLayout<Entry>.stride + 128 }
+
     /// Encodes items (any order; a repeated key keeps its last data) as a pack. The data
     /// blobs are copied once, straight into the pack.
     static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
@@ -55,11 +58,26 @@ struct PackFile: Sendable {
         return pack
     }
 
+    /// Enough leading bytes of a pack for ``versionSpan(inPrefix:)``.
+    static let versionPrefixCount = magic.count + 1 + 10
+
+    /// Where the version identifier lies in a pack that starts with `prefix` (at least
+    /// ``versionPrefixCount`` bytes, or the whole pack when shorter), or nil when `prefix`
+    /// does not start a pack of this format.
+    static func versionSpan(inPrefix prefix: [UInt8]) -> Range<Int>? {
+        guard prefix.count > magic.count, prefix.starts(with: magic), prefix[magic.count] == formatVersion else { return nil }
+        var reader = ByteReader(Data(prefix[(magic.count + 1)...]))
+        guard let length = try? reader.readVarint(), length <= UInt64(Int32.max) else { return nil }
+        let start = magic.count + 1 + reader.offset
+        return start..<(start + Int(length))
+    }
+
     /// Decodes and verifies a pack read from `path`.
     ///
     /// - Throws: ``ZoneError/corrupt(path:reason:)`` for a bad magic, format, checksum,
     ///   truncation, unsorted keys or trailing bytes.
-    init(decoding bytes: Data, path: String) throws {
+    ///   `checkingChecksum: false` is only for bytes ``encode(version:items:)`` has just made.
+    init(decoding bytes: Data, path: String, checkingChecksum: Bool = true) throws {
         // Entry offsets are relative to the start; make sure that is index 0.
         let bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
         let minimum = Self.magic.count + 1 + SHA256.byteCount
@@ -67,7 +85,7 @@ struct PackFile: Sendable {
             throw ZoneError.corrupt(path: path, reason: "pack of \(bytes.count) bytes is shorter than the minimum \(minimum)")
         }
         let bodyCount = bytes.count - SHA256.byteCount
-        guard Data(SHA256.hash(data: bytes[0..<bodyCount])) == bytes[bodyCount...] else {
+        guard !checkingChecksum || Data(SHA256.hash(data: bytes[0..<bodyCount])) == bytes[bodyCount...] else {
             throw ZoneError.corrupt(path: path, reason: "pack checksum does not match its contents")
         }
         var reader = ByteReader(bytes[0..<bodyCount])

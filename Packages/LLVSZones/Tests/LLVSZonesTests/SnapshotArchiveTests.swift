@@ -24,9 +24,10 @@ import Testing
         let target = try TemporaryDirectory()
         _ = try FileStorage().restoreSnapshot(intoStoreAt: target.url, from: SnapshotConformance.pieces(of: archive, size: 500))
         #expect(!Self.listing(target.url).contains { $0.contains(".snapshot-restore") }, "the staging directory is removed")
-        let packsBefore = Self.listing(target.url).filter { $0.hasSuffix(".pack") }
+        let segments = Self.listing(target.url).filter { $0.hasSuffix(".seg") }
+        #expect(segments.count == 2, "one pack segment per zone: \(segments)")
         _ = try FileStorage().restoreSnapshot(intoStoreAt: target.url, from: SnapshotConformance.pieces(of: archive, size: 4096))
-        #expect(Self.listing(target.url).filter { $0.hasSuffix(".pack") } == packsBefore)
+        #expect(Self.listing(target.url).filter { $0.hasSuffix(".seg") } == segments, "no pack is added the second time")
     }
 
     /// Flipping any byte of the archive, or cutting it anywhere, throws and leaves the
