@@ -1,5 +1,7 @@
+import Foundation
 import LLVSCore
 import LLVSMap
+import LLVSZones
 
 extension Store {
     /// Exactly the changes version `versionId` made: applied with ``addVersion(_:storing:)``
@@ -25,6 +27,10 @@ extension Store {
             try map.differences(from: base, to: target, overlay: overlay)
         }
         let second = version.predecessors?.idOfSecond
+        // The data this version stored, read in one batch (one read of the storage, not
+        // one per value).
+        var stored = try requiredValues(at: differences.compactMap { $0.new.flatMap { $0.storedVersionId == versionId ? $0 : nil } })
+            .makeIterator()
         var changes: [Value.Change] = []
         changes.reserveCapacity(differences.count)
         for difference in differences {
@@ -33,8 +39,7 @@ extension Store {
                 changes.append(alsoAbsentOnSecond ? .preserveRemoval(difference.valueId) : .remove(difference.valueId))
                 continue
             }
-            if new.storedVersionId == versionId {
-                let value = try requiredValue(at: new)
+            if new.storedVersionId == versionId, let value = stored.next() {
                 changes.append(difference.old == nil ? .insert(value) : .update(value))
             } else {
                 changes.append(.preserve(new))
@@ -52,10 +57,41 @@ extension Store {
         let differences = try withMap { (map, overlay) throws(MapError) in
             try map.differences(from: from, to: to, overlay: overlay)
         }
-        return try differences.map { difference in
-            guard let new = difference.new else { return .remove(difference.valueId) }
-            let value = try requiredValue(at: new)
+        var values = try requiredValues(at: differences.compactMap(\.new)).makeIterator()
+        return differences.map { difference in
+            guard difference.new != nil, let value = values.next() else { return .remove(difference.valueId) }
             return difference.old == nil ? .insert(value) : .update(value)
         }
+    }
+
+    /// The values at references the map holds (their data must exist), in order: from the
+    /// merge overlay or the value cache, the rest with one read of the values zone.
+    ///
+    /// - Throws: ``StoreError/missingValueData(_:)`` for the first reference without data,
+    ///   or a storage error.
+    private func requiredValues(at references: [Value.Reference]) throws(StoreError) -> [Value] {
+        var found = [Data?](repeating: nil, count: references.count)
+        var unread: [Int] = []
+        for (index, reference) in references.enumerated() {
+            if let data = overlay?.data(for: reference) ?? engine.valueCache.withLock({ $0.data(for: reference) }) {
+                found[index] = data
+            } else {
+                unread.append(index)
+            }
+        }
+        if !unread.isEmpty {
+            let read = try StoreError.wrapping { try engine.zones.values.data(for: unread.map { ZoneReference(references[$0]) }) }
+            for (index, data) in zip(unread, read) {
+                found[index] = data
+                if let data { engine.valueCache.withLock { $0.insert(data, for: references[index]) } }
+            }
+        }
+        var values: [Value] = []
+        values.reserveCapacity(references.count)
+        for (reference, data) in zip(references, found) {
+            guard let data else { throw .missingValueData(reference) }
+            values.append(Value(id: reference.valueId, data: data, storedVersionId: reference.storedVersionId))
+        }
+        return values
     }
 }
