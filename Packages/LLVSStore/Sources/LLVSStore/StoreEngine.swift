@@ -23,6 +23,16 @@ final class StoreEngine: Sendable {
     let valueCache = Locked(ValueDataCache(byteLimit: 32 << 20))
     /// The log position read so far; its lock also serializes reloads.
     private let cursor = Locked(VersionLogCursor.start)
+    /// Held by each commit, and by a batch for its whole run (``addInBatch(_:)``), so that
+    /// no version is logged while a batch's versions are in the history but not yet in the
+    /// log (a version built on one of them would be logged before its predecessor).
+    private let commitGate = Locked(())
+
+    /// The records of a batch's versions, appended to the log when the batch ends.
+    final class Batch: @unchecked Sendable {
+        // Unchecked: used by one thread, the one running the batch, under the commit gate.
+        var records: [Data] = []
+    }
 
     init(zones: StoreZones) throws(StoreError) {
         self.zones = zones
@@ -46,7 +56,75 @@ final class StoreEngine: Sendable {
     /// Stores a new version's value items and map nodes, then appends its record and adds
     /// it to the history, unless a version with its identifier is already there. Returns
     /// whether it was added.
-    func commit(_ record: VersionRecord, values: [ZoneItem] = [], mapUpdate: MapUpdate? = nil) throws(StoreError) -> Bool {
+    func commit(_ record: VersionRecord, values: [ZoneItem] = [], mapUpdate: MapUpdate? = nil, batch: Batch? = nil) throws(StoreError) -> Bool {
+        if let batch, let batchWriting = zones.batchWriting {
+            return try commit(record, values: values, mapUpdate: mapUpdate, into: batch, writing: batchWriting)
+        }
+        if batch != nil { return try commitUngated(record, values: values, mapUpdate: mapUpdate) }
+        return try commitGate.withLock { (_) throws(StoreError) -> Bool in
+            try commitUngated(record, values: values, mapUpdate: mapUpdate)
+        }
+    }
+
+    /// Runs `body`, which commits versions with the batch it is given: their items are
+    /// stored without waiting for the disk and their records kept back; then the items are
+    /// made durable together and the records appended with one write. Other commits wait
+    /// meanwhile. If the end fails, the history is read again from the log, so that it
+    /// holds none of the batch's versions.
+    ///
+    /// - Throws: What `body` throws, or the storage's error at the end.
+    func addInBatch<T>(_ body: (Batch) throws(StoreError) -> T) throws(StoreError) -> T {
+        try commitGate.withLock { (_) throws(StoreError) -> T in
+            let batch = Batch()
+            let result: T
+            do throws(StoreError) {
+                result = try body(batch)
+                if !batch.records.isEmpty {
+                    try StoreError.wrapping { try zones.batchWriting?.makeDurable() }
+                    try StoreError.wrapping { try zones.versions.append(batch.records) }
+                }
+            } catch {
+                if !batch.records.isEmpty { try rereadHistory() }
+                throw error
+            }
+            return result
+        }
+    }
+
+    /// Forgets the history and reads it again from the log (after a batch whose versions
+    /// were added to the history but not logged).
+    private func rereadHistory() throws(StoreError) {
+        try cursor.withLock { (cursor) throws(StoreError) in
+            let (records, next) = try StoreError.wrapping { try zones.versions.records(after: .start) }
+            var decoded: [VersionRecord] = []
+            decoded.reserveCapacity(records.count)
+            for record in records { decoded.append(try VersionRecord.decode(record)) }
+            var fresh = State()
+            try fresh.integrate(decoded)
+            state.withLock { $0 = fresh }
+            cursor = next
+        }
+    }
+
+    /// A commit of a batch: items stored without waiting, the version added to the history,
+    /// its record kept for the end of the batch.
+    private func commit(_ record: VersionRecord, values: [ZoneItem], mapUpdate: MapUpdate?, into batch: Batch,
+                        writing batchWriting: any BatchWriting) throws(StoreError) -> Bool {
+        guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
+        try StoreError.wrapping { try batchWriting.storeWithoutWaiting(values: values, maps: mapUpdate?.zoneItems ?? []) }
+        let added = try state.withLock { (state) throws(StoreError) -> Bool in
+            guard try state.accepts(record.version) else { return false }
+            try state.add(record)
+            return true
+        }
+        if added {
+            batch.records.append(record.encoded())
+            if let mapUpdate { map.remember(mapUpdate) }
+        }
+        return added
+    }
+
+    private func commitUngated(_ record: VersionRecord, values: [ZoneItem], mapUpdate: MapUpdate?) throws(StoreError) -> Bool {
         let mapItems = mapUpdate?.zoneItems ?? []
         let added: Bool
         if let committer = zones.committer {

@@ -18,7 +18,8 @@ struct VersionWriter {
     /// - Throws: ``StoreError/conflictingVersion(_:)`` when the store holds the identifier
     ///   with other predecessors, timestamp or metadata; the errors of the checks and the
     ///   write.
-    func write(_ version: Version, changes: [Value.Change], trusted: Set<Value.Reference> = []) throws(StoreError) -> (version: Version, added: Bool) {
+    func write(_ version: Version, changes: [Value.Change], trusted: Set<Value.Reference> = [],
+               batch: StoreEngine.Batch? = nil) throws(StoreError) -> (version: Version, added: Bool) {
         if let existing = store.version(identifiedBy: version.id) { return (try Self.same(existing, as: version), false) }
         let mapChanges = try validate(changes, of: version, trusted: trusted)
         var stored = version
@@ -47,7 +48,7 @@ struct VersionWriter {
         } catch .map(.repeatedChange(let valueId)) {
             throw .conflictingChanges(valueId: valueId)
         }
-        let added = try store.engine.commit(VersionRecord(version: stored, root: update.root), values: items, mapUpdate: update)
+        let added = try store.engine.commit(VersionRecord(version: stored, root: update.root), values: items, mapUpdate: update, batch: batch)
         guard let existing = store.version(identifiedBy: version.id) else { return (stored, added) }
         return (added ? existing : try Self.same(existing, as: version), added)
     }

@@ -66,11 +66,14 @@ public struct FileStorage: Storage {
                 throw ZoneError.io(operation: "create directory", path: directory.path, reason: "a file that is not a directory is in the way")
             }
         }
+        let values = FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit)
+        let maps = FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit)
         return StoreZones(
-            values: FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit),
-            maps: FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit),
+            values: values,
+            maps: maps,
             versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true), preallocating: true),
             writesZonesConcurrently: true,
+            batchWriting: FileBatchWriting(values: values, maps: maps),
             checkStoredBytes: { Self.checkStoredBytes(root: root) })
     }
 
@@ -93,5 +96,22 @@ public struct FileStorage: Storage {
         } catch {
             throw ZoneError.io(operation: "write", path: url.path, reason: "\(error)")
         }
+    }
+}
+
+/// The file backend's ``BatchWriting``: packs appended without `fdatasync`, then one sync
+/// per zone segment.
+struct FileBatchWriting: BatchWriting {
+    let values: FileZone
+    let maps: FileZone
+
+    func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+        if !valueItems.isEmpty { try values.store(valueItems, waitingForTheDisk: false) }
+        if !mapItems.isEmpty { try maps.store(mapItems, waitingForTheDisk: false) }
+    }
+
+    func makeDurable() throws {
+        try values.makeDurable()
+        try maps.makeDurable()
     }
 }

@@ -38,6 +38,28 @@ public final class FileZone: Zone {
     ///   the call is readable then.
     /// - Complexity: O(n log n) in the number of items, plus one append and one sync.
     public func store(_ items: [ZoneItem]) throws {
+        try store(items, waitingForTheDisk: true)
+    }
+
+    /// Makes every pack appended without waiting for the disk durable (one `fdatasync` of
+    /// this zone's segment, if anything is pending).
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment is given up then.
+    func makeDurable() throws {
+        try writer.withLock { writer in
+            guard let current = writer, current.hasUnsyncedWrites else { return }
+            do {
+                try current.sync()
+            } catch {
+                writer = nil
+                throw error
+            }
+        }
+    }
+
+    /// ``store(_:)``, optionally returning before the packs are durable (``makeDurable()``
+    /// then makes them so).
+    func store(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
         var groups: [Version.ID: [(key: ZoneReference.Key, data: Data)]] = [:]
         for item in items {
             groups[item.reference.version, default: []].append((item.reference.key, item.data))
@@ -60,7 +82,7 @@ public final class FileZone: Zone {
             }
             guard let current = writer else { return ("", "", []) }
             do {
-                return (current.name, current.path, try current.append(packs))
+                return (current.name, current.path, try current.append(packs, syncing: waitingForTheDisk))
             } catch {
                 writer = nil // a failed append may leave a torn record: continue in a new segment
                 throw error

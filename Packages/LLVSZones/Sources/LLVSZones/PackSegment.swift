@@ -282,12 +282,13 @@ enum PackSegment {
             _ = close(descriptor)
         }
 
-        /// Writes `packs` at the end of the records with one write and makes them durable
-        /// with one `fdatasync`; returns the offset of each pack's bytes.
+        /// Writes `packs` at the end of the records with one write and (unless `syncing` is
+        /// false) makes them durable with one `fdatasync`; returns the offset of each pack's
+        /// bytes.
         ///
         /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment must not be
         ///   written again then.
-        func append(_ packs: [Data]) throws -> [Int] {
+        func append(_ packs: [Data], syncing: Bool = true) throws -> [Int] {
             var offsets: [Int] = []
             offsets.reserveCapacity(packs.count)
             var position = end
@@ -297,9 +298,20 @@ enum PackSegment {
             }
             try preallocate(through: position)
             try POSIXFile.writeAll(PackSegment.encodeRecords(packs), to: descriptor, path: path, at: end)
-            try POSIXFile.syncData(descriptor, path: path)
             end = position
+            if syncing { try sync() } else { hasUnsyncedWrites = true }
             return offsets
+        }
+
+        /// Whether packs were appended without syncing since the last sync.
+        private(set) var hasUnsyncedWrites = false
+
+        /// Makes everything appended durable with one `fdatasync`.
+        ///
+        /// - Throws: ``ZoneError/io(operation:path:reason:)``.
+        func sync() throws {
+            try POSIXFile.syncData(descriptor, path: path)
+            hasUnsyncedWrites = false
         }
 
         /// Makes sure the file has written, durable blocks up to `needed` bytes (and a zero

@@ -26,6 +26,11 @@ public struct StoreZones: Sendable {
     /// pack and its directory): the store then writes a version's value items and map nodes
     /// on two threads at once, so that their syncs overlap.
     public var writesZonesConcurrently: Bool
+    /// Set by a backend whose zone writes each wait for the disk and can instead wait once
+    /// for a run of them (the file backend: one `fdatasync` per zone for the run). The store
+    /// uses it to add many versions at once (``BatchWriting``); nil means each version is
+    /// written as usual.
+    public var batchWriting: (any BatchWriting)?
     /// Set by a backend that holds connections to release (SQLite): releases them, leaving
     /// the files complete on their own. Nil when there is nothing to release.
     public var close: (@Sendable () throws -> Void)?
@@ -37,13 +42,14 @@ public struct StoreZones: Sendable {
 
     /// Groups the parts of a store's storage.
     public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil,
-                writesZonesConcurrently: Bool = false, close: (@Sendable () throws -> Void)? = nil,
-                checkStoredBytes: (@Sendable () -> [StorageDamage])? = nil) {
+                writesZonesConcurrently: Bool = false, batchWriting: (any BatchWriting)? = nil,
+                close: (@Sendable () throws -> Void)? = nil, checkStoredBytes: (@Sendable () -> [StorageDamage])? = nil) {
         self.values = values
         self.maps = maps
         self.versions = versions
         self.committer = committer
         self.writesZonesConcurrently = writesZonesConcurrently
+        self.batchWriting = batchWriting
         self.close = close
         self.checkStoredBytes = checkStoredBytes
     }
@@ -79,4 +85,23 @@ public protocol VersionCommitting: Sendable {
     ///
     /// - Throws: ``ZoneError`` when the step fails; then nothing of it is visible.
     func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws
+}
+
+/// Zone writes that need not be durable one by one: a run of versions is stored with
+/// ``storeWithoutWaiting(values:maps:)``, then made durable together with
+/// ``makeDurable()``, before their records are appended to the log. Readers of this process
+/// see the items at once; a crash before ``makeDurable()`` returns may lose them, which is
+/// harmless as long as no record refers to them yet.
+public protocol BatchWriting: Sendable {
+    /// Stores items in the two zones with the semantics of ``Zone/store(_:)``, except that
+    /// they need not be durable yet.
+    ///
+    /// - Throws: ``ZoneError`` when the items cannot be written.
+    func storeWithoutWaiting(values: [ZoneItem], maps: [ZoneItem]) throws
+
+    /// Makes every item stored with ``storeWithoutWaiting(values:maps:)`` durable.
+    ///
+    /// - Throws: ``ZoneError`` when the disk reports a failure; then none of those items
+    ///   may be relied on.
+    func makeDurable() throws
 }
