@@ -79,6 +79,7 @@ extension KeyValueDatabase {
             }
             storeBox.withLock { $0 = fresh }
             state.head = root
+            state.pendingIndex = PendingIndexUpdate()  // the index is rebuilt from the new root
             try reindex(from: nil, to: root)
             return (changed, root)
         }
@@ -95,8 +96,9 @@ extension KeyValueDatabase {
     /// - Throws: A `StoreError` when a connection cannot close, or
     ///   ``KeyValueDatabaseError/searchIndex(reason:)``.
     public func close() throws {
-        let wasClosed = state.withLock { state in
+        let wasClosed = try state.withLock { state in
             defer { state.closed = true }
+            if !state.closed { try flushSearchIndex(&state) }
             return state.closed
         }
         guard !wasClosed, fileURL != nil else { return }

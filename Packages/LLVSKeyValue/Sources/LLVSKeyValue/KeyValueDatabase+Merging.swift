@@ -99,6 +99,7 @@ extension KeyValueDatabase {
     func moveHead(reportingChangedKeys: Bool = false, _ newHead: (LLVSCore.Version.ID?) throws -> LLVSCore.Version.ID?) throws -> [ScopedKey] {
         let moved = try state.withLock { state throws -> (LLVSCore.Version.ID?, LLVSCore.Version.ID)? in
             guard !state.closed else { throw KeyValueDatabaseError.closed }
+            try flushSearchIndex(&state)
             let previous = state.head
             guard let next = try newHead(previous), next != previous else { return nil }
             state.head = next

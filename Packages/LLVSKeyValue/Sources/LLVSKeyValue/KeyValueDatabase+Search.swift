@@ -14,7 +14,8 @@ extension KeyValueDatabase {
     /// - Throws: ``KeyValueDatabaseError/invalidSearchQuery(_:reason:)`` for a malformed query,
     ///   ``KeyValueDatabaseError/searchIndex(reason:)`` when the index cannot be read.
     public func search(for query: String) throws -> [ScopedKey] {
-        try searchIndex.search(query)
+        try state.withLock { try flushSearchIndex(&$0) }
+        return try searchIndex.search(query)
     }
 
     /// KeyValueCRDT's spelling of ``search(for:)``.
@@ -22,6 +23,17 @@ extension KeyValueDatabase {
     /// - Throws: See ``search(for:)``.
     public func searchText(for query: String) throws -> [ScopedKey] {
         try search(for: query)
+    }
+
+    /// Writes the queued texts of local writes to the index, in one transaction, bringing it
+    /// to the current version (or rebuilds it from the store's differences when it is not
+    /// at the version the queue starts from).
+    ///
+    /// - Complexity: One index transaction for every queued key: FTS5 writes one segment for
+    ///   the batch instead of one per write.
+    func flushSearchIndex(_ state: inout State) throws {
+        guard let (entries, previous, next) = state.pendingIndex.take() else { return }
+        if try !searchIndex.update(entries, from: previous, to: next) { try reindex(from: previous, to: next) }
     }
 
     /// Brings the index from the version it reflects to the current one (at open).

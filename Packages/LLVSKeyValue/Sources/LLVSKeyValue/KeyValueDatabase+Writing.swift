@@ -114,7 +114,8 @@ extension KeyValueDatabase {
     }
 
     /// Makes one version storing the new registers of `writes` (and this instance's author
-    /// record the first time), then indexes their text.
+    /// record the first time), and queues their texts for the index (written in one
+    /// transaction per batch: ``PendingIndexUpdate``).
     /// `records` are writes to the database's own records (store identifiers under `meta/`).
     func commit(_ writes: [ScopedKey: MultiValueRegister.Payload], records: [LLVSCore.Value.ID: MultiValueRegister.Payload] = [:]) throws {
         let head = try state.withLock { state throws -> LLVSCore.Version.ID in
@@ -142,7 +143,8 @@ extension KeyValueDatabase {
             let previous = state.head
             state.head = version.id
             state.authorRecorded = true
-            if try !searchIndex.update(indexed, from: previous, to: version.id) { try reindex(from: previous, to: version.id) }
+            state.pendingIndex.add(indexed, from: previous, to: version.id)
+            if state.pendingIndex.isFull { try flushSearchIndex(&state) }
             return version.id
         }
         if !writes.isEmpty, observers.isObserved { notifyObservers(of: Array(writes.keys), at: head) }

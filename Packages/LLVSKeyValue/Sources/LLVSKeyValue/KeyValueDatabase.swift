@@ -57,6 +57,8 @@ public final class KeyValueDatabase: Sendable {
         var authorRecorded = false
         /// Set by ``KeyValueDatabase/close()``: no more writes.
         var closed = false
+        /// Local writes not yet in the full-text index (see ``PendingIndexUpdate``).
+        var pendingIndex = PendingIndexUpdate()
     }
 
     /// The file name of the full-text index inside the database directory.

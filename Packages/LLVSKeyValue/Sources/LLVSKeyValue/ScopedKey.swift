@@ -20,23 +20,42 @@ public struct ScopedKey: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// True when scope and key have byte-for-byte identical UTF-8 forms (SPEC.md section 1:
     /// `é` composed and decomposed are two keys, which Swift's `String ==` would merge).
     public static func == (lhs: ScopedKey, rhs: ScopedKey) -> Bool {
-        lhs.scope.utf8.elementsEqual(rhs.scope.utf8) && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+        compareBytes(lhs.key, rhs.key) == 0 && compareBytes(lhs.scope, rhs.scope) == 0
     }
 
     /// Hashes the key consistently with its byte-wise equality.
     public func hash(into hasher: inout Hasher) {
-        for part in [scope, key] {
-            var bytes = part
-            bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            hasher.combine(bytes.utf8.count)
-        }
+        Self.combineBytes(of: scope, into: &hasher)
+        Self.combineBytes(of: key, into: &hasher)
     }
 
     /// Orders by scope, then key (UTF-8 bytes).
     public static func < (lhs: ScopedKey, rhs: ScopedKey) -> Bool {
-        lhs.scope.utf8.elementsEqual(rhs.scope.utf8)
-            ? lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
-            : lhs.scope.utf8.lexicographicallyPrecedes(rhs.scope.utf8)
+        let scopes = compareBytes(lhs.scope, rhs.scope)
+        return scopes != 0 ? scopes < 0 : compareBytes(lhs.key, rhs.key) < 0
+    }
+
+    /// Compares the UTF-8 bytes of two strings (negative, zero or positive, as `memcmp`),
+    /// through their contiguous UTF-8 storage: no per-byte iteration.
+    static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                    let order = memcmp(a, b, common)
+                    if order != 0 { return Int(order) }
+                }
+                return left.count - right.count
+            }
+        }
+    }
+
+    /// Feeds a string's UTF-8 bytes and their count to `hasher`.
+    private static func combineBytes(of part: String, into hasher: inout Hasher) {
+        var part = part
+        part.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(part.utf8.count)
     }
 
     /// True when `candidate` is in `scope` and named `key` (nil for any), comparing bytes.

@@ -28,6 +28,7 @@ import Testing
         do {
             let database = try KeyValueDatabase(fileURL: url, author: .alice)
             try database.writeText("first words", to: "a")
+            _ = try database.search(for: "words")  // writes the queued text: the index is at this version
         }
         let staleIndex = try Data(contentsOf: indexURL)
         do {
