@@ -12,11 +12,19 @@ public final class Map: Sendable {
     public let zone: any Zone
     private let cache: Locked<NodeCache>
 
-    /// Creates a map over `zone`, caching up to `cachedNodeLimit` decoded nodes.
-    public init(zone: any Zone, cachedNodeLimit: Int = 200_000) {
+    /// The default ``init(zone:cacheByteLimit:)`` budget: 16 MiB of decoded nodes.
+    public static let defaultCacheByteLimit = 16 << 20
+
+    /// Creates a map over `zone`, caching decoded nodes up to about `cacheByteLimit` bytes
+    /// of heap (counted per node: its entries or children and their identifier strings).
+    public init(zone: any Zone, cacheByteLimit: Int = Map.defaultCacheByteLimit) {
         self.zone = zone
-        self.cache = Locked(NodeCache(limit: cachedNodeLimit))
+        self.cache = Locked(NodeCache(byteLimit: cacheByteLimit))
     }
+
+    /// The heap the decoded-node cache holds now, as it counts it (at most about its
+    /// budget).
+    public var cachedByteCount: Int { cache.withLock { $0.residentByteCount } }
 
     /// The reference of `valueId` in the map rooted at `root`, or nil if absent.
     ///

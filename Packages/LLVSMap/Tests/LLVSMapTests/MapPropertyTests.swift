@@ -30,7 +30,7 @@ import Testing
     }
 
     static func run(_ batches: [[(Int, Int)]]) throws -> (MapHistory, [[Value.ID: Value.Reference]]) {
-        var history = MapHistory(map: Map(zone: MemoryZone(), cachedNodeLimit: 64))
+        var history = MapHistory(map: Map(zone: MemoryZone(), cacheByteLimit: 32 << 10))
         var model: [Value.ID: Value.Reference] = [:]
         var snapshots: [[Value.ID: Value.Reference]] = []
         try commit(batches, tag: "v", from: nil, to: &history, model: &model, snapshots: &snapshots)

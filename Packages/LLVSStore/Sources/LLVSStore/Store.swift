@@ -30,18 +30,25 @@ public final class Store: Sendable {
     /// to its arbiter while it combines several merge bases.
     let overlay: MergeOverlay?
 
+    /// The default `cacheByteLimit` of ``init(rootDirectoryURL:storage:cacheByteLimit:)``:
+    /// 32 MiB, half for decoded map nodes and half for value data read recently. (The file
+    /// backend keeps its own cache of packs: ``FileStorage/cacheByteLimit``.)
+    public static let defaultCacheByteLimit = 32 << 20
+
     /// Opens the store at `rootDirectoryURL`, creating it if needed, and loads its history.
     ///
     /// - Parameters:
     ///   - rootDirectoryURL: The store's directory.
     ///   - storage: The backend; `FileStorage()` by default.
+    ///   - cacheByteLimit: About how many bytes of heap the store's caches may hold: half
+    ///     for decoded map nodes, half for value data (``defaultCacheByteLimit``).
     /// - Throws: ``StoreError`` when the storage cannot be opened or its records are
     ///   corrupt.
-    public init(rootDirectoryURL: URL, storage: any Storage = FileStorage()) throws {
+    public init(rootDirectoryURL: URL, storage: any Storage = FileStorage(), cacheByteLimit: Int = Store.defaultCacheByteLimit) throws {
         self.rootDirectoryURL = rootDirectoryURL
         self.storage = storage
         let zones = try StoreError.wrapping { try storage.makeZones(rootDirectoryURL: rootDirectoryURL) }
-        self.engine = try StoreEngine(zones: zones)
+        self.engine = try StoreEngine(zones: zones, cacheByteLimit: max(0, cacheByteLimit))
         self.overlay = nil
     }
 

@@ -19,8 +19,8 @@ final class StoreEngine: Sendable {
     let zones: StoreZones
     let map: Map
     let state = Locked(State())
-    /// Value data read recently (32 MiB at most).
-    let valueCache = Locked(ValueDataCache(byteLimit: 32 << 20))
+    /// Value data read recently (half the store's cache budget at most).
+    let valueCache: Locked<ValueDataCache>
     /// The log position read so far; its lock also serializes reloads.
     private let cursor = Locked(VersionLogCursor.start)
     /// Held by each commit, and by a batch for its whole run (``addInBatch(_:)``), so that
@@ -34,9 +34,10 @@ final class StoreEngine: Sendable {
         var records: [Data] = []
     }
 
-    init(zones: StoreZones) throws(StoreError) {
+    init(zones: StoreZones, cacheByteLimit: Int = Store.defaultCacheByteLimit) throws(StoreError) {
         self.zones = zones
-        self.map = Map(zone: zones.maps)
+        self.map = Map(zone: zones.maps, cacheByteLimit: cacheByteLimit / 2)
+        self.valueCache = Locked(ValueDataCache(byteLimit: cacheByteLimit / 2))
         try reload()
     }
 

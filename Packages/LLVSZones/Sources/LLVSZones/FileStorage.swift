@@ -23,8 +23,8 @@ public struct FileStorage: Storage {
     public static let markerFileName = "llvs-store.json"
     /// The format this version of LLVS writes. Format 1 (a file per pack) is still read.
     public static let formatVersion = 2
-    /// The default ``cacheByteLimit``: 16 MiB of packs per zone.
-    public static let defaultCacheByteLimit = 16 << 20
+    /// The default ``cacheByteLimit``: 8 MiB of packs per zone.
+    public static let defaultCacheByteLimit = 8 << 20
 
     struct Marker: Codable, Equatable {
         var format: String
