@@ -9,7 +9,8 @@ extension Exchange {
     /// The listing continues from the remembered cursor. Versions are added in an order
     /// where every predecessor comes first, whatever order the other side lists them in;
     /// their changes are fetched in batches of at most ``maximumBatchByteCount`` bytes of
-    /// value data. The cursor is remembered only once everything listed has been added, so
+    /// value data, and each batch is added with one `Store.addVersions` call (one durable
+    /// write on the file backend). The cursor is remembered only once everything listed has been added, so
     /// an interrupted retrieve is simply completed by the next one (versions added already
     /// are skipped).
     ///
@@ -37,9 +38,15 @@ extension Exchange {
         var added: [Version.ID] = []
         for batch in Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
             let changes = try await retrieveValueChanges(forVersionsIdentifiedBy: batch.map(\.id))
+            var additions: [(version: Version, changes: [Value.Change])] = []
+            additions.reserveCapacity(batch.count)
             for version in batch {
                 guard let versionChanges = changes[version.id] else { throw ExchangeError.missingValueChanges(version.id) }
-                if try store.addVersion(version, storing: versionChanges) { added.append(version.id) }
+                additions.append((version, versionChanges))
+            }
+            // One durable write for the whole batch where the backend allows it.
+            for (version, wasAdded) in zip(batch, try store.addVersions(additions)) {
+                if wasAdded { added.append(version.id) }
                 report.completedVersionCount += 1
                 report.completedByteCount += Self.estimatedBytes(version)
             }
