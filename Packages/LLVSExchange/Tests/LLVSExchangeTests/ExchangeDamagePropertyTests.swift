@@ -146,7 +146,8 @@ import Testing
     @Test func withoutChecksumsTheSameFlipsAddWrongData() async throws {
         let legacy = try await Pristine(format: .versionFiles).strippingChecksums()
         let tally = Locked(Tally())
-        var generator = SystemRandomNumberGenerator()
+        // A fixed seed: about 4% of trials add wrong data, so a random run could see none.
+        var generator = SplitMix64(seed: 20_261_125)
         for _ in 0..<Self.cases(200) {
             let flips = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                 Flip(Int.random(in: 0...10_000, using: &generator), Int.random(in: 0...1_000_000, using: &generator),

@@ -33,12 +33,6 @@ public enum DurableFile {
         return try POSIXFile.linkWithoutReplacing(temporary, in: directory, candidates: [url.lastPathComponent], syncingDirectory: syncing) != nil
     }
 
-    /// Makes every file written so far durable, with one `sync` (which on Linux returns once
-    /// the data is on stable storage): the cheap way to commit many unsynced writes.
-    public static func synchronizeAll() {
-        POSIXFile.syncAllFileSystems()
-    }
-
     /// Makes files already in place durable without a machine-wide sync: each file's data
     /// is flushed (fsync of the file), then each distinct parent directory once, so their
     /// names are durable too. For files written with `create(_:at:syncing: false)`.

@@ -94,16 +94,10 @@ enum POSIXFile {
         try syncDescriptor(descriptor, path: url.path)
     }
 
-    /// Flushes every written file and directory to stable storage with one `sync` (on Linux
-    /// it returns once the data is written) instead of an fsync per file, for bulk writes.
-    static func syncAllFileSystems() {
-        sync()
-        syncObserver.withLock { $0 }?(nil, nil)
-    }
-
-    /// Called after each successful sync with the descriptor and path synced (both nil after
-    /// ``syncAllFileSystems()``). Set only by tests that model a power loss: what was not
-    /// synced when the power went is gone.
+    /// Called after each successful sync with the descriptor and path synced. Set only by
+    /// tests that model a power loss: what was not synced when the power went is gone. (No
+    /// code of LLVS calls a machine-wide `sync()`, which would flush every process's dirty
+    /// pages.)
     static let syncObserver = Locked<(@Sendable (_ descriptor: Int32?, _ path: String?) -> Void)?>(nil)
 
     /// Opens a file with close-on-exec, returning its descriptor.

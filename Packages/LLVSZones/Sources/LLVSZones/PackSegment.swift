@@ -44,14 +44,23 @@ enum PackSegment {
         var damage: String?
     }
 
+    /// Writes larger than this (1 MiB) put each pack's length and bytes in place separately
+    /// instead of copying them into one buffer.
+    static let largeWriteCount = 1 << 20
+
     /// The bytes that frame `packs` as records following a segment's magic.
     static func encodeRecords(_ packs: [Data]) -> Data {
         var bytes = Data(capacity: packs.reduce(0) { $0 + $1.count + lengthCount })
         for pack in packs {
-            withUnsafeBytes(of: UInt64(pack.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(lengthPrefix(of: pack))
             bytes.append(pack)
         }
         return bytes
+    }
+
+    /// The record length that precedes `pack`.
+    static func lengthPrefix(of pack: Data) -> Data {
+        withUnsafeBytes(of: UInt64(pack.count).littleEndian) { Data($0) }
     }
 
     /// Reads the records of the segment at `path` from byte `start` (0: the segment's
@@ -297,7 +306,17 @@ enum PackSegment {
                 position += PackSegment.lengthCount + pack.count
             }
             try preallocate(through: position)
-            try POSIXFile.writeAll(PackSegment.encodeRecords(packs), to: descriptor, path: path, at: end)
+            if position - end <= PackSegment.largeWriteCount {
+                try POSIXFile.writeAll(PackSegment.encodeRecords(packs), to: descriptor, path: path, at: end)
+            } else {
+                // Large packs (a bulk import) are written where they are, not copied into
+                // one buffer first.
+                for (pack, offset) in zip(packs, offsets) {
+                    try POSIXFile.writeAll(PackSegment.lengthPrefix(of: pack),
+                                           to: descriptor, path: path, at: offset - PackSegment.lengthCount)
+                    try POSIXFile.writeAll(pack, to: descriptor, path: path, at: offset)
+                }
+            }
             end = position
             if syncing { try sync() } else { hasUnsyncedWrites = true }
             return offsets
