@@ -24,8 +24,18 @@ func medianMilliseconds(runs: Int = 3, _ body: () throws -> Void) rethrows -> Do
 /// The peak resident set size of this process so far, in bytes (`VmHWM` of
 /// /proc/self/status on Linux; 0 where that is unavailable).
 func peakResidentBytes() -> Int {
+    statusBytes("VmHWM:")
+}
+
+/// The resident set size of this process now, in bytes (`VmRSS`; 0 where unavailable).
+func residentBytes() -> Int {
+    statusBytes("VmRSS:")
+}
+
+/// A size line of /proc/self/status, in bytes.
+private func statusBytes(_ key: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(key) {
         let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         return kilobytes * 1_024
     }
