@@ -70,7 +70,7 @@ def figure(figures, workload, backend, metric, **parameters):
 
 
 def targets(figures):
-    """Rows of (target, backend, measured, met) for the issue-8 targets."""
+    """Rows of (target, backend, measured, met) for the targets of issues 8 and 22."""
     rows = []
 
     def check(target, backend, value, text, met):
@@ -99,6 +99,38 @@ def targets(figures):
     for backend in ("file", "sqlite", "memory"):
         v = figure(figures, "W2", backend, "us_per_read_warm")
         check("W2 warm point read under 20 µs", backend, v, f"{v:.1f} µs" if v is not None else "", v is not None and v < 20)
+    # Issue 22.
+    for backend in ("file", "sqlite"):
+        v = figure(figures, "W6", backend, "send_versions_per_s", versions=1000)
+        check("W6 send: 3,000 versions/s or more (5× the reference)", backend, v, f"{v:,.0f}/s" if v is not None else "", v is not None and v >= 3000)
+    v = figure(figures, "W6", "file", "retrieve_versions_per_s", versions=1000)
+    check("W6 retrieve into a file store: 2,000 versions/s or more", "file", v, f"{v:,.0f}/s" if v is not None else "", v is not None and v >= 2000)
+    v = figure(figures, "W1", "file", "ms_per_version_in_floor_syncs")
+    floor = figure(figures, "W1", "file", "fdatasync_floor_ms")
+    check("W1 serial version at most 3 fdatasyncs' worth", "file", v,
+          f"{v:.2f} (floor {floor:.3f} ms)" if v is not None and floor is not None else "", v is not None and v <= 3)
+    v = figure(figures, "W1", "sqlite", "ms_per_version")
+    check("W1 serial version, every commit durable, at most 0.75 ms", "sqlite", v, f"{v:.3f} ms" if v is not None else "", v is not None and v <= 0.75)
+    for backend in ("file", "sqlite"):
+        v = figure(figures, "W5", backend, "open_resident_bytes_per_version", versions=100000)
+        check("W5 at most 500 bytes resident per version (100,000 versions)", backend, v, f"{v:,.0f} B" if v is not None else "", v is not None and v <= 500)
+        v = figure(figures, "W5", backend, "open_ms", versions=100000)
+        check("W5 open a 100,000-version store in under 200 ms", backend, v, f"{v:.0f} ms" if v is not None else "", v is not None and v < 200)
+        v = figure(figures, "W5", backend, "peak_rss_bytes")
+        check("W5 peak under 100 MB", backend, v, f"{v / 1e6:.0f} MB" if v is not None else "", v is not None and v < 100e6)
+    for backend in ("file", "sqlite", "memory"):
+        t = figure(figures, "W8", backend, "insert_ms")
+        m = figure(figures, "W8", backend, "peak_rss_bytes")
+        if t is not None and m is not None:
+            check("W8 1,000,000 values in one version: under 5 s and 500 MB peak", backend, t,
+                  f"{t / 1000:.1f} s, {m / 1e6:.0f} MB", t < 5000 and m < 500e6)
+    for backend, writes, query, peak in (("memory", 3660, 0.96, 50 * MIB), ("sqlite", 577, 1.18, 45 * MIB)):
+        v = figure(figures, "W10", backend, "write_one_call_each_ops_per_s")
+        check("W10 writes, one call each: 2× the reference", backend, v, f"{v / writes:.2f}×" if v is not None else "", v is not None and v >= 2 * writes)
+        v = figure(figures, "W10", backend, "search_ms_per_query")
+        check("W10 full-text query: 2× the reference", backend, v, f"{query / v:.2f}×" if v else "", v is not None and v > 0 and query / v >= 2)
+        v = figure(figures, "W10", backend, "peak_rss_bytes")
+        check("W10 peak RSS at or below KeyValueCRDT's", backend, v, f"{v / MIB:.0f} MiB (reference {peak / MIB:.0f})" if v is not None else "", v is not None and v <= peak)
     return rows
 
 
