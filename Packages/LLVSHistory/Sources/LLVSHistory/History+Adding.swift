@@ -97,10 +97,20 @@ extension History {
         if batch.count >= nodes.count {
             nodes.reserveCapacity(nodes.count + batch.count)
         }
+        func storedId(ofIndex index: Int32) -> Version.ID {
+            Int(index) < firstNewIndex ? nodes[Int(index)].version.id : batch[Int(index) - firstNewIndex].id
+        }
         for (offset, var version) in batch.enumerated() {
             version.successors = Version.Successors()
-            nodes.append(Node(version: version, first: links[offset].first, second: links[offset].second,
-                              generation: generations[offset], successors: []))
+            // Predecessor identifiers share the stored versions' strings (a decoded record
+            // carries copies of its own): one string per version in memory, not three.
+            let link = links[offset]
+            if link.first >= 0 {
+                version.predecessors = Version.Predecessors(idOfFirst: storedId(ofIndex: link.first),
+                                                            idOfSecond: link.second >= 0 ? storedId(ofIndex: link.second) : nil)
+            }
+            nodes.append(Node(version: version, first: link.first, second: link.second,
+                              generation: generations[offset], successors: SuccessorIndices()))
             if version.predecessors == nil { rootIdentifiers.insert(version.id) }
             // A new version is a head unless a later version of the batch builds on it.
             if batchSuccessors[offset].isEmpty { headIdentifiers.insert(version.id) }

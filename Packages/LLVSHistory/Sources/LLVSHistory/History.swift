@@ -24,12 +24,43 @@ public struct History: Sendable {
         var second: Int32
         /// Longest path from a root, counting the root as 1.
         var generation: Int32
-        /// Indices of the successors, in the order they were added.
-        var successors: [Int32]
+        /// Indices of the successors, in the order they were added (the first inline: most
+        /// versions have one successor or none, and then no array is allocated).
+        var successors: SuccessorIndices
 
         /// The predecessor indices, first then second (a sequence that does not allocate).
         var predecessors: PredecessorIndices {
             PredecessorIndices(first: first, second: second)
+        }
+    }
+
+    /// A node's successor indices: the first stored inline, any others in an array.
+    struct SuccessorIndices: Sequence, Sendable {
+        private var first: Int32 = -1
+        private var others: [Int32] = []
+
+        /// The number of successors.
+        var count: Int { first < 0 ? 0 : 1 + others.count }
+
+        mutating func append(_ index: Int32) {
+            if first < 0 { first = index } else { others.append(index) }
+        }
+
+        func makeIterator() -> Iterator {
+            Iterator(first: first, others: others.makeIterator())
+        }
+
+        struct Iterator: IteratorProtocol {
+            var first: Int32
+            var others: IndexingIterator<[Int32]>
+
+            mutating func next() -> Int32? {
+                if first >= 0 {
+                    defer { first = -1 }
+                    return first
+                }
+                return others.next()
+            }
         }
     }
 

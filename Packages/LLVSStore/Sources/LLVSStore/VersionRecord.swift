@@ -71,8 +71,8 @@ struct VersionRecord: Sendable {
             guard predecessorCount <= 2 else {
                 throw StoreError.corruptVersionRecord(reason: "version \(id) has \(predecessorCount) predecessors")
             }
-            var predecessors: [Version.ID] = []
-            for _ in 0..<predecessorCount { predecessors.append(Version.ID(try reader.readString())) }
+            let first = predecessorCount > 0 ? Version.ID(try reader.readString()) : nil
+            let second = predecessorCount > 1 ? Version.ID(try reader.readString()) : nil
             let timestampBytes = try reader.readBytes(8)
             let bits = timestampBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
             let valueDataSize: Int64? = try reader.readByte() == 1 ? Int64(clamping: try reader.readVarint()) : nil
@@ -84,13 +84,15 @@ struct VersionRecord: Sendable {
             var root: NodeReference?
             if try reader.readByte() == 1 {
                 let hash = try Digest(reading: &reader)
-                let location = Version.ID(try reader.readString())
+                // Usually the version itself: then its identifier's string is shared.
+                let locationString = try reader.readString()
+                let location = locationString == id.rawValue ? id : Version.ID(locationString)
                 root = NodeReference(hash: hash, location: location, count: try reader.readCount(limit: Int.max))
             }
             guard reader.isAtEnd else {
                 throw StoreError.corruptVersionRecord(reason: "version \(id) is followed by \(reader.remainingCount) unexpected bytes")
             }
-            let version = Version(id: id, predecessors: predecessors.first.map { .init(idOfFirst: $0, idOfSecond: predecessors.count > 1 ? predecessors[1] : nil) },
+            let version = Version(id: id, predecessors: first.map { .init(idOfFirst: $0, idOfSecond: second) },
                                   timestamp: Double(bitPattern: bits), valueDataSize: valueDataSize, metadata: metadata)
             return VersionRecord(version: version, root: root)
         } catch let error as ByteReader.Error {

@@ -141,7 +141,8 @@ public final class FileVersionLog: VersionLog {
     /// Parses complete records from `bytes` (which start at offset `base` of the segment);
     /// returns them and the offset in `bytes` after the last complete record.
     private static func parseRecords(_ bytes: Data, path: String, base: Int) throws -> (records: [Data], end: Int) {
-        try bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> (records: [Data], end: Int) in
+        // Each record is a slice of `bytes` (sharing its storage, not a copy of its own).
+        let (ranges, end) = try bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws -> (records: [Range<Int>], end: Int) in
             /// The record at `offset`: nil where the records end (the end of the bytes, a
             /// length running past it, or preallocated zeros), else its end and whether it
             /// passes its checksum.
@@ -159,7 +160,7 @@ public final class FileVersionLog: VersionLog {
                 return (recordEnd, payload, matches)
             }
             var offset = 0
-            var records: [Data] = []
+            var records: [Range<Int>] = []
             while let (recordEnd, payload, matches) = record(at: offset) {
                 guard matches else {
                     // A torn final record (or one still being written), unless a good record
@@ -169,11 +170,13 @@ public final class FileVersionLog: VersionLog {
                     }
                     break
                 }
-                records.append(Data(payload))
+                records.append((offset + 4)..<(offset + 4 + payload.count))
                 offset = recordEnd
             }
             return (records, offset)
         }
+        let start = bytes.startIndex
+        return (ranges.map { bytes[(start + $0.lowerBound)..<(start + $0.upperBound)] }, end)
     }
 
     /// Parses the complete records of a segment from byte `start`; returns them and the
