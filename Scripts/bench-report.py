@@ -56,7 +56,8 @@ def machine():
 
 def commit():
     revision = run(["git", "rev-parse", "--short=12", "HEAD"]) or "unknown"
-    dirty = run(["git", "status", "--porcelain", "--untracked-files=no"])
+    # The results files themselves are being rewritten: they do not make the tree differ.
+    dirty = run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks"])
     return revision + (" with uncommitted changes" if dirty else "")
 
 

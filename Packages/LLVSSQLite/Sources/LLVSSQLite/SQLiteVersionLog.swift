@@ -31,26 +31,30 @@ final class SQLiteVersionLog: VersionLog {
     ///   a row has no record or fails its checksum.
     func records(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
         let start = cursor.positions[Self.cursorKey] ?? 0
-        let rows = try database.read("read the version log of") { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT sequence, record, checksum FROM version_record WHERE sequence > ? ORDER BY sequence"),
-                             arguments: [start])
+        // A cursor over the rows, not an array of them: each record is copied once, from the
+        // statement, and no row outlives its step (opening a store reads them all).
+        let (records, last) = try database.read("read the version log of") { db -> ([Data], Int?) in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT sequence, record, checksum FROM version_record WHERE sequence > ? ORDER BY sequence"),
+                                           arguments: [start])
+            var records: [Data] = []
+            var last: Int?
+            while let row = try rows.next() {
+                guard let sequence = row.integer(at: 0).flatMap({ Int(exactly: $0) }) else {
+                    throw ZoneError.corrupt(path: database.path, reason: "a version record has no sequence number")
+                }
+                guard let data = row.bytes(at: 1) else {
+                    throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) has no data")
+                }
+                guard row.bytes(at: 2) == SQLiteRowChecksum.record(data) else {
+                    throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
+                }
+                records.append(data)
+                last = sequence
+            }
+            return (records, last)
         }
         var next = cursor
-        var records: [Data] = []
-        records.reserveCapacity(rows.count)
-        for row in rows {
-            guard let sequence = row.integer(at: 0).flatMap({ Int(exactly: $0) }) else {
-                throw ZoneError.corrupt(path: database.path, reason: "a version record has no sequence number")
-            }
-            guard let data = row.bytes(at: 1) else {
-                throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) has no data")
-            }
-            guard row.bytes(at: 2) == SQLiteRowChecksum.record(data) else {
-                throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
-            }
-            records.append(data)
-            next.positions[Self.cursorKey] = sequence
-        }
+        if let last { next.positions[Self.cursorKey] = last }
         return (records, next)
     }
 }
