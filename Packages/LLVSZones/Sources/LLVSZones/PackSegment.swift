@@ -305,12 +305,13 @@ enum PackSegment {
                 offsets.append(position + PackSegment.lengthCount)
                 position += PackSegment.lengthCount + pack.count
             }
-            try preallocate(through: position)
             if position - end <= PackSegment.largeWriteCount {
+                try preallocate(through: position)
                 try POSIXFile.writeAll(PackSegment.encodeRecords(packs), to: descriptor, path: path, at: end)
             } else {
-                // Large packs (a bulk import) are written where they are, not copied into
-                // one buffer first.
+                // A large write (a bulk import) is not preallocated: zeros written first would
+                // double its I/O, and one metadata write is nothing beside it. Its packs are
+                // written where they go, not copied into one buffer first.
                 for (pack, offset) in zip(packs, offsets) {
                     try POSIXFile.writeAll(PackSegment.lengthPrefix(of: pack),
                                            to: descriptor, path: path, at: offset - PackSegment.lengthCount)
@@ -318,6 +319,7 @@ enum PackSegment {
                 }
             }
             end = position
+            allocated = max(allocated, position)
             if syncing { try sync() } else { hasUnsyncedWrites = true }
             return offsets
         }
