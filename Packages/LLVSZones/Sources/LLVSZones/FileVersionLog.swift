@@ -65,11 +65,10 @@ public final class FileVersionLog: VersionLog {
             if segment == nil { segment = try createSegment() }
             guard var current = segment else { return }
             do {
-                if preallocates, current.end + bytes.count + Self.endMarkerCount > current.allocated {
-                    let target = ((current.end + bytes.count + Self.endMarkerCount) / Self.preallocationStep + 1) * Self.preallocationStep
-                    try POSIXFile.writeAll(Data(count: target - current.allocated), to: current.descriptor, path: current.path, at: current.allocated)
-                    try POSIXFile.syncData(current.descriptor, path: current.path)
-                    current.allocated = target
+                if preallocates {
+                    current.allocated = try POSIXFile.preallocate(current.descriptor, path: current.path, allocated: current.allocated,
+                                                                  through: current.end + bytes.count + Self.endMarkerCount,
+                                                                  step: Self.preallocationStep)
                 }
                 try POSIXFile.writeAll(bytes, to: current.descriptor, path: current.path, at: current.end)
                 try POSIXFile.syncData(current.descriptor, path: current.path)
@@ -209,23 +208,7 @@ public final class FileVersionLog: VersionLog {
     }
 
     private func createSegment() throws -> Segment {
-        let isNewDirectory = !FileManager.default.fileExists(atPath: directoryURL.path)
-        do {
-            try FileManager.default.createDirectory(at: directoryURL, withIntermediateDirectories: true)
-        } catch {
-            throw ZoneError.io(operation: "create directory", path: directoryURL.path, reason: "\(error)")
-        }
-        if isNewDirectory { try POSIXFile.syncDirectory(directoryURL.deletingLastPathComponent()) }
-        let path = directoryURL.appendingPathComponent("\(POSIXFile.uniqueName()).log").path
-        let descriptor = try POSIXFile.openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create segment")
-        do {
-            try POSIXFile.writeAll(Data(Self.magic), to: descriptor, path: path, at: 0)
-            try POSIXFile.syncData(descriptor, path: path)
-            try POSIXFile.syncDirectory(directoryURL)
-        } catch {
-            _ = close(descriptor)
-            throw error
-        }
+        let (descriptor, path) = try POSIXFile.createSegmentFile(named: "\(POSIXFile.uniqueName()).log", in: directoryURL, magic: Self.magic)
         return Segment(descriptor: descriptor, path: path, end: Self.magic.count, allocated: Self.magic.count)
     }
 }

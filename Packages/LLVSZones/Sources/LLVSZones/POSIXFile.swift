@@ -139,6 +139,43 @@ enum POSIXFile {
         }
     }
 
+    /// Creates the append-only file `name` in `directory` (creating the directory, and any
+    /// missing parent, durably), never replacing a file, writes `magic` at its start and
+    /// makes both the bytes and the name durable: how a pack segment or a log segment begins.
+    /// Returns the descriptor, open for writing.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)``.
+    static func createSegmentFile(named name: String, in directory: URL, magic: [UInt8]) throws -> (descriptor: Int32, path: String) {
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            try DurableFile.createDirectory(directory)
+        }
+        let path = directory.appendingPathComponent(name).path
+        let descriptor = try openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create segment")
+        do {
+            try writeAll(Data(magic), to: descriptor, path: path, at: 0)
+            try syncData(descriptor, path: path)
+            try syncDirectory(directory)
+        } catch {
+            _ = close(descriptor)
+            throw error
+        }
+        return (descriptor, path)
+    }
+
+    /// Makes sure the file has written, durable zeros from `allocated` through at least
+    /// `needed` bytes, in whole `step`s, so that later writes there overwrite blocks the file
+    /// already has (their sync then writes no size or block map). Returns the new allocated
+    /// size (`allocated` when nothing was needed).
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)``.
+    static func preallocate(_ descriptor: Int32, path: String, allocated: Int, through needed: Int, step: Int) throws -> Int {
+        guard needed > allocated else { return allocated }
+        let target = (needed / step + 1) * step
+        try writeAll(Data(count: target - allocated), to: descriptor, path: path, at: allocated)
+        try syncData(descriptor, path: path)
+        return target
+    }
+
     /// Flushes a descriptor's data to stable storage.
     static func syncDescriptor(_ descriptor: Int32, path: String) throws {
         while fsync(descriptor) != 0 {

@@ -269,20 +269,8 @@ enum PackSegment {
         ///
         /// - Throws: ``ZoneError/io(operation:path:reason:)``.
         init(in directory: URL) throws {
-            if !FileManager.default.fileExists(atPath: directory.path) {
-                try DurableFile.createDirectory(directory) // and any missing parent, as the log does
-            }
             name = POSIXFile.uniqueName() + PackSegment.fileExtension
-            path = directory.appendingPathComponent(name).path
-            descriptor = try POSIXFile.openFile(path, flags: O_WRONLY | O_CREAT | O_EXCL, operation: "create segment")
-            do {
-                try POSIXFile.writeAll(Data(PackSegment.magic), to: descriptor, path: path, at: 0)
-                try POSIXFile.syncData(descriptor, path: path)
-                try POSIXFile.syncDirectory(directory)
-            } catch {
-                _ = close(descriptor)
-                throw error
-            }
+            (descriptor, path) = try POSIXFile.createSegmentFile(named: name, in: directory, magic: PackSegment.magic)
             end = PackSegment.magic.count
             allocated = end
         }
@@ -338,12 +326,8 @@ enum PackSegment {
         /// Makes sure the file has written, durable blocks up to `needed` bytes (and a zero
         /// length after them, where readers stop).
         private func preallocate(through needed: Int) throws {
-            let wanted = needed + PackSegment.lengthCount
-            guard wanted > allocated else { return }
-            let target = (wanted / Self.preallocationStep + 1) * Self.preallocationStep
-            try POSIXFile.writeAll(Data(count: target - allocated), to: descriptor, path: path, at: allocated)
-            try POSIXFile.syncData(descriptor, path: path)
-            allocated = target
+            allocated = try POSIXFile.preallocate(descriptor, path: path, allocated: allocated,
+                                                  through: needed + PackSegment.lengthCount, step: Self.preallocationStep)
         }
     }
 }

@@ -70,16 +70,38 @@ import Testing
         #expect(damage.count == 1 && damage.first?.version == "V", "\(damage)")
     }
 
+    /// A values segment holding V1 ("first") then V2 ("second") under key `k`, and where the
+    /// pack of `version` lies in it.
+    static func twoVersionSegment(in directory: TemporaryDirectory, locating version: String) throws
+        -> (pack: (path: String, offset: Int, count: Int), url: URL) {
+        let zone = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
+        try zone.store(Data("first".utf8), for: reference("k", "V1"))
+        try zone.store(Data("second".utf8), for: reference("k", "V2"))
+        let pack = try packLocation(of: version, inStoreAt: directory.url)
+        return (pack, URL(fileURLWithPath: pack.path))
+    }
+
+    /// A write larger than the preallocation step extends the file without preallocating;
+    /// small writes after it preallocate again, and every pack reads back after reopening
+    /// (the records still end at a zero length or at the end of the file).
+    @Test func smallPacksAfterALargeOneAreRead() throws {
+        let directory = try TemporaryDirectory()
+        let zone = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
+        let large = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try zone.store(Data("before".utf8), for: Self.reference("k", "V1"))
+        try zone.store(large, for: Self.reference("k", "V2"))
+        try zone.store(Data("after".utf8), for: Self.reference("k", "V3"))
+        let fresh = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
+        #expect(try fresh.data(for: ["V1", "V2", "V3"].map { Self.reference("k", $0) }) == [Data("before".utf8), large, Data("after".utf8)])
+        #expect(FileStorage.checkStoredBytes(root: directory.url).isEmpty)
+    }
+
     /// A segment cut inside its last pack looks like a write a crash cut short: the pack is
     /// not found (its version was never logged), packs before it are, and a full check
     /// reports the cut.
     @Test func segmentCutInsideItsLastPackHidesOnlyThatPack() throws {
         let directory = try TemporaryDirectory()
-        let zone = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
-        try zone.store(Data("first".utf8), for: Self.reference("k", "V1"))
-        try zone.store(Data("second".utf8), for: Self.reference("k", "V2"))
-        let pack = try Self.packLocation(of: "V2", inStoreAt: directory.url)
-        let url = URL(fileURLWithPath: pack.path)
+        let (pack, url) = try Self.twoVersionSegment(in: directory, locating: "V2")
         try Data(try Data(contentsOf: url).prefix(pack.offset + pack.count / 2)).write(to: url)
 
         let fresh = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
@@ -96,11 +118,7 @@ import Testing
     /// instead of answering nil.
     @Test func damagedRecordHeaderInTheMiddleOfASegmentIsReported() throws {
         let directory = try TemporaryDirectory()
-        let zone = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
-        try zone.store(Data("first".utf8), for: Self.reference("k", "V1"))
-        try zone.store(Data("second".utf8), for: Self.reference("k", "V2"))
-        let pack = try Self.packLocation(of: "V1", inStoreAt: directory.url)
-        let url = URL(fileURLWithPath: pack.path)
+        let (pack, url) = try Self.twoVersionSegment(in: directory, locating: "V1")
         var bytes = try Data(contentsOf: url)
         bytes[pack.offset] ^= 0xFF // the pack's magic
         try bytes.write(to: url)
