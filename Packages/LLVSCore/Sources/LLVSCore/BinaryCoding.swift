@@ -49,6 +49,15 @@ public struct ByteWriter: Sendable {
             bytes.append(contentsOf: utf8)
         }
     }
+
+    /// Appends an identifier as a varint length followed by its UTF-8 bytes (the encoding of
+    /// ``appendString(_:)``), without making its string.
+    public mutating func appendIdentifier<Identifier: StringIdentifier>(_ identifier: Identifier) {
+        identifier.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
 }
 
 /// Reads what ``ByteWriter`` writes, checking every bound: malformed or truncated input
@@ -162,5 +171,17 @@ public struct ByteReader: Sendable {
         let bytes = try readLengthPrefixed()
         guard let string = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8(offset: start) }
         return string
+    }
+
+    /// Reads what ``ByteWriter/appendIdentifier(_:)`` (or ``ByteWriter/appendString(_:)``)
+    /// writes, straight into an identifier (a UUID without making its string).
+    ///
+    /// - Throws: ``Error/invalidUTF8(offset:)`` for bytes that are not UTF-8, or a length
+    ///   error.
+    public mutating func readIdentifier<Identifier: StringIdentifier>(_ type: Identifier.Type = Identifier.self) throws(Error) -> Identifier {
+        let start = offset
+        let bytes = try readLengthPrefixed()
+        guard let identifier = bytes.withUnsafeBytes({ Identifier(validatingUTF8: $0) }) else { throw .invalidUTF8(offset: start) }
+        return identifier
     }
 }

@@ -13,6 +13,15 @@ public protocol StringIdentifier: RawRepresentable, Hashable, Comparable, Codabl
     /// Creates an identifier from its string form. Any string is accepted here; storage
     /// backends decide how (or whether) an unusual string can be stored.
     init(rawValue: String)
+
+    /// Calls `body` with the identifier's UTF-8 bytes.
+    func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+
+    /// The number of UTF-8 bytes.
+    var utf8Count: Int { get }
+
+    /// The identifier whose UTF-8 encoding is `bytes`, or nil when they are not UTF-8.
+    init?(validatingUTF8 bytes: UnsafeRawBufferPointer)
 }
 
 extension StringIdentifier {
@@ -24,6 +33,21 @@ extension StringIdentifier {
     /// Creates an identifier from its string form.
     public init(_ rawValue: String) {
         self.init(rawValue: rawValue)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of ``rawValue``.
+    public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var string = rawValue
+        return try string.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The number of UTF-8 bytes of ``rawValue``.
+    public var utf8Count: Int { rawValue.utf8.count }
+
+    /// The identifier whose UTF-8 encoding is `bytes`, or nil when they are not UTF-8.
+    public init?(validatingUTF8 bytes: UnsafeRawBufferPointer) {
+        guard let string = String(validating: bytes, as: UTF8.self) else { return nil }
+        self.init(rawValue: string)
     }
 
     /// Creates an identifier from a string literal.
@@ -89,4 +113,65 @@ public func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
         return a < b ? -1 : 1
     }
     return lhs.utf8.count - rhs.utf8.count
+}
+
+/// A ``StringIdentifier`` held as an ``IdentifierStorage``: a UUID string in its 128
+/// bits, in the value itself. Equality, hashing and ordering work on the storage, without
+/// making the string; ``rawValue`` makes it on each read.
+public protocol CompactStringIdentifier: StringIdentifier {
+    /// The identifier's bytes.
+    var storage: IdentifierStorage { get set }
+
+    /// Creates the identifier holding `storage`.
+    init(storage: IdentifierStorage)
+}
+
+extension CompactStringIdentifier {
+    /// Creates an identifier from its string form (held as 128 bits when it is a UUID).
+    @inlinable
+    public init(rawValue: String) {
+        self.init(storage: IdentifierStorage(rawValue))
+    }
+
+    /// The identifier whose UTF-8 encoding is `bytes`, or nil when they are not UTF-8.
+    @inlinable
+    public init?(validatingUTF8 bytes: UnsafeRawBufferPointer) {
+        guard let storage = IdentifierStorage(validatingUTF8: bytes) else { return nil }
+        self.init(storage: storage)
+    }
+
+    /// The identifier's string form (made afresh for a UUID).
+    @inlinable
+    public var rawValue: String {
+        get { storage.string }
+        set { storage = IdentifierStorage(newValue) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes, without allocating.
+    @inlinable
+    public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withUTF8(body)
+    }
+
+    /// The number of UTF-8 bytes.
+    @inlinable
+    public var utf8Count: Int { storage.utf8Count }
+
+    /// True when both identifiers have byte-for-byte identical UTF-8 forms.
+    @inlinable
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage == rhs.storage
+    }
+
+    /// Hashes the identifier consistently with its byte-wise equality.
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        storage.hash(into: &hasher)
+    }
+
+    /// Orders identifiers by lexicographic comparison of their UTF-8 bytes.
+    @inlinable
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage < rhs.storage
+    }
 }

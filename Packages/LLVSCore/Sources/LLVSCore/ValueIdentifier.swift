@@ -2,13 +2,13 @@ extension Value {
     /// The key of a value in the store: an arbitrary string chosen by the caller.
     ///
     /// Identifiers compare by their exact UTF-8 bytes (see ``StringIdentifier``).
-    public struct Identifier: StringIdentifier {
-        /// The identifier's string form.
-        public var rawValue: String
+    public struct Identifier: CompactStringIdentifier {
+        /// The identifier's bytes (a UUID string held as its 128 bits).
+        public var storage: IdentifierStorage
 
-        /// Creates an identifier from its string form.
-        public init(rawValue: String) {
-            self.rawValue = rawValue
+        /// Creates the identifier holding `storage`.
+        public init(storage: IdentifierStorage) {
+            self.storage = storage
         }
     }
 }

@@ -3,13 +3,13 @@ extension Version {
     /// made by the store get an identifier derived from their content.
     ///
     /// Identifiers compare by their exact UTF-8 bytes (see ``StringIdentifier``).
-    public struct Identifier: StringIdentifier {
-        /// The identifier's string form.
-        public var rawValue: String
+    public struct Identifier: CompactStringIdentifier {
+        /// The identifier's bytes (a UUID string held as its 128 bits).
+        public var storage: IdentifierStorage
 
-        /// Creates an identifier from its string form.
-        public init(rawValue: String) {
-            self.rawValue = rawValue
+        /// Creates the identifier holding `storage`.
+        public init(storage: IdentifierStorage) {
+            self.storage = storage
         }
     }
 }

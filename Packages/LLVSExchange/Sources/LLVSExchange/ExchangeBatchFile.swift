@@ -47,10 +47,10 @@ struct ExchangeBatchFile: Sendable {
     /// The encoded entry of `version` (its successors ignored) with `changes`.
     static func encodeEntry(_ version: Version, changes: [Value.Change]) -> [UInt8] {
         var record = ByteWriter(capacity: 64 + version.id.rawValue.utf8.count)
-        record.appendString(version.id.rawValue)
+        record.appendIdentifier(version.id)
         let predecessors = version.predecessorIds
         record.append(UInt8(predecessors.count))
-        for predecessor in predecessors { record.appendString(predecessor.rawValue) }
+        for predecessor in predecessors { record.appendIdentifier(predecessor) }
         withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { record.append(contentsOf: $0) }
         if let size = version.valueDataSize, size >= 0 {
             record.append(1)
@@ -71,24 +71,24 @@ struct ExchangeBatchFile: Sendable {
             switch change {
             case .insert(let value), .update(let value):
                 if case .insert = change { section.append(1) } else { section.append(2) }
-                section.appendString(value.id.rawValue)
+                section.appendIdentifier(value.id)
                 section.appendLengthPrefixed(value.data)
                 if let stored = value.storedVersionId {
                     section.append(1)
-                    section.appendString(stored.rawValue)
+                    section.appendIdentifier(stored)
                 } else {
                     section.append(0)
                 }
             case .remove(let id):
                 section.append(3)
-                section.appendString(id.rawValue)
+                section.appendIdentifier(id)
             case .preserve(let reference):
                 section.append(4)
-                section.appendString(reference.valueId.rawValue)
-                section.appendString(reference.storedVersionId.rawValue)
+                section.appendIdentifier(reference.valueId)
+                section.appendIdentifier(reference.storedVersionId)
             case .preserveRemoval(let id):
                 section.append(5)
-                section.appendString(id.rawValue)
+                section.appendIdentifier(id)
             }
         }
 
@@ -181,22 +181,22 @@ struct ExchangeBatchFile: Sendable {
                 let kind = try reader.readByte()
                 switch kind {
                 case 1, 2:
-                    let valueId = Value.ID(try reader.readString())
+                    let valueId = try reader.readIdentifier(Value.ID.self)
                     let data = Data(try reader.readLengthPrefixed())
                     let value: Value
                     switch try reader.readByte() {
                     case 0: value = Value(id: valueId, data: data)
-                    case 1: value = Value(id: valueId, data: data, storedVersionId: Version.ID(try reader.readString()))
+                    case 1: value = Value(id: valueId, data: data, storedVersionId: try reader.readIdentifier(Version.ID.self))
                     case let flag: throw Malformed(reason: "version \(id)'s changes: a stored-version flag of \(flag)")
                     }
                     changes.append(kind == 1 ? .insert(value) : .update(value))
                 case 3:
-                    changes.append(.remove(Value.ID(try reader.readString())))
+                    changes.append(.remove(try reader.readIdentifier(Value.ID.self)))
                 case 4:
-                    let valueId = Value.ID(try reader.readString())
-                    changes.append(.preserve(Value.Reference(valueId: valueId, storedVersionId: Version.ID(try reader.readString()))))
+                    let valueId = try reader.readIdentifier(Value.ID.self)
+                    changes.append(.preserve(Value.Reference(valueId: valueId, storedVersionId: try reader.readIdentifier(Version.ID.self))))
                 case 5:
-                    changes.append(.preserveRemoval(Value.ID(try reader.readString())))
+                    changes.append(.preserveRemoval(try reader.readIdentifier(Value.ID.self)))
                 default:
                     throw Malformed(reason: "version \(id)'s changes: unknown change kind \(kind)")
                 }
@@ -215,11 +215,11 @@ struct ExchangeBatchFile: Sendable {
     /// Decodes a version record, checking what the Version JSON form checks.
     private static func decodeRecord(_ bytes: Data, entry: Int) throws -> Version {
         var reader = ByteReader(bytes)
-        let id = Version.ID(try reader.readString())
+        let id = try reader.readIdentifier(Version.ID.self)
         let predecessorCount = try reader.readByte()
         guard predecessorCount <= 2 else { throw Malformed(reason: "version \(id) has \(predecessorCount) predecessors") }
         var predecessorIds: [Version.ID] = []
-        for _ in 0..<predecessorCount { predecessorIds.append(Version.ID(try reader.readString())) }
+        for _ in 0..<predecessorCount { predecessorIds.append(try reader.readIdentifier(Version.ID.self)) }
         let timestampBytes = try reader.readBytes(8)
         var bits: UInt64 = 0
         for (shift, byte) in timestampBytes.enumerated() { bits |= UInt64(byte) << (8 * UInt64(shift)) }
@@ -274,7 +274,7 @@ enum ExchangeLogRecord {
         writer.append(contentsOf: batchOpening)
         writer.append(contentsOf: digest)
         writer.appendVarint(UInt64(versionIds.count))
-        for id in versionIds { writer.appendString(id.rawValue) }
+        for id in versionIds { writer.appendIdentifier(id) }
         return writer.data
     }
 
@@ -292,7 +292,7 @@ enum ExchangeLogRecord {
             guard count > 0 else { throw ExchangeBatchFile.Malformed(reason: "a log record names a batch of no version") }
             var ids: [Version.ID] = []
             ids.reserveCapacity(count)
-            for _ in 0..<count { ids.append(Version.ID(try reader.readString())) }
+            for _ in 0..<count { ids.append(try reader.readIdentifier(Version.ID.self)) }
             guard reader.isAtEnd else { throw ExchangeBatchFile.Malformed(reason: "a log record has bytes after its last version identifier") }
             return (digest, ids)
         } catch let error as ByteReader.Error {

@@ -54,8 +54,7 @@ public struct Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The placement hash of a value identifier: SHA-256 of its UTF-8 bytes.
     public static func of(_ valueId: Value.ID) -> Digest {
-        var bytes = valueId.rawValue
-        return bytes.withUTF8 { Digest(hashing: UnsafeRawBufferPointer($0)) }
+        valueId.withUTF8 { Digest(hashing: $0) }
     }
 
     /// The 4-bit digit at `index` (0…63), most significant first: the child a key takes at

@@ -83,8 +83,8 @@ enum MapNode: Sendable {
             writer.append(Self.leafTag)
             writer.appendVarint(UInt64(entries.count))
             for entry in entries {
-                writer.appendString(entry.reference.valueId.rawValue)
-                writer.appendString(entry.reference.storedVersionId.rawValue)
+                writer.appendIdentifier(entry.reference.valueId)
+                writer.appendIdentifier(entry.reference.storedVersionId)
             }
             let hash = Digest(hashing: writer.bytes)
             return (writer.data, hash)
@@ -98,7 +98,7 @@ enum MapNode: Sendable {
             }
             let hash = Digest(hashing: writer.bytes)
             for child in children {
-                writer.appendString(child.location.rawValue)
+                writer.appendIdentifier(child.location)
             }
             return (writer.data, hash)
         }
@@ -116,8 +116,8 @@ enum MapNode: Sendable {
                 var entries: [LeafEntry] = []
                 entries.reserveCapacity(count)
                 for _ in 0..<count {
-                    let valueId = Value.ID(try reader.readString())
-                    let stored = Version.ID(try reader.readString())
+                    let valueId = try reader.readIdentifier(Value.ID.self)
+                    let stored = try reader.readIdentifier(Version.ID.self)
                     entries.append(LeafEntry(Value.Reference(valueId: valueId, storedVersionId: stored)))
                 }
                 guard reader.isAtEnd else { throw MapError.malformedNode(reason: "\(reader.remainingCount) bytes after the leaf entries") }
@@ -136,7 +136,7 @@ enum MapNode: Sendable {
                 }
                 let hash = Digest(hashing: bytes.prefix(reader.offset))
                 for index in children.indices {
-                    children[index].location = Version.ID(try reader.readString())
+                    children[index].location = try reader.readIdentifier(Version.ID.self)
                 }
                 guard reader.isAtEnd else { throw MapError.malformedNode(reason: "\(reader.remainingCount) bytes after the child locations") }
                 return (.interior(bitmap: bitmap, children: children), hash)

@@ -41,17 +41,13 @@ extension MapNode {
     /// An estimate of the heap a decoded node occupies: its array, each entry or child, the
     /// identifier strings too long to be stored inline, and its place in a cache.
     var residentByteCount: Int {
-        func heap(_ string: String) -> Int {
-            let count = string.utf8.count
-            return count <= 15 ? 0 : 32 + (count + 15) & ~15
-        }
         switch self {
         case .leaf(let entries):
             return 96 + entries.reduce(entries.count * MemoryLayout<LeafEntry>.stride) {
-                $0 + heap($1.reference.valueId.rawValue) + heap($1.reference.storedVersionId.rawValue)
+                $0 + $1.reference.valueId.storage.heapByteCount + $1.reference.storedVersionId.storage.heapByteCount
             }
         case .interior(_, let children):
-            return 96 + children.reduce(children.count * MemoryLayout<NodeReference>.stride) { $0 + heap($1.location.rawValue) }
+            return 96 + children.reduce(children.count * MemoryLayout<NodeReference>.stride) { $0 + $1.location.storage.heapByteCount }
         }
     }
 }

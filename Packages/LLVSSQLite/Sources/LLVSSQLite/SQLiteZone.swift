@@ -33,7 +33,7 @@ final class SQLiteZone: Zone {
     static func insert(_ items: [ZoneItem], into zone: Kind, _ db: Database) throws {
         guard !items.isEmpty else { return }
         for group in Self.groupsByVersion(items) {
-            let ordered = KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key.rawValue }).map { group[$0] }
+            let ordered = KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key }).map { group[$0] }
             let version = items[group[0]].reference.version.rawValue.sqliteBytes
             // Many rows per statement, the zone and version bound once for all of them.
             var start = 0

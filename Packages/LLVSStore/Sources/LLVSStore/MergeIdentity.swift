@@ -35,16 +35,16 @@ struct MergeIdentity {
         writer.appendString(domain)
         let pair = [predecessors.0, predecessors.1].sorted()
         writer.appendVarint(UInt64(pair.count))
-        for id in pair { writer.appendString(id.rawValue) }
+        for id in pair { writer.appendIdentifier(id) }
         writer.appendVarint(UInt64(outcomes.count))
         for (valueId, outcome) in outcomes.sorted(by: { $0.key < $1.key }) {
-            writer.appendString(valueId.rawValue)
+            writer.appendIdentifier(valueId)
             switch outcome {
             case .absent:
                 writer.append(0)
             case .reference(let storedBy):
                 writer.append(1)
-                writer.appendString(storedBy.rawValue)
+                writer.appendIdentifier(storedBy)
             case .newData(let data):
                 writer.append(2)
                 writer.append(contentsOf: SHA256.hash(data: data))

@@ -14,10 +14,11 @@ struct ReferenceFingerprint: Hashable, Sendable {
     /// The fingerprint of `reference`.
     init(_ reference: Value.Reference) {
         var hasher = SHA256()
-        let valueBytes = Array(reference.valueId.rawValue.utf8)
-        withUnsafeBytes(of: UInt64(valueBytes.count).littleEndian) { hasher.update(bufferPointer: $0) }
-        hasher.update(data: valueBytes)
-        hasher.update(data: Array(reference.storedVersionId.rawValue.utf8))
+        reference.valueId.withUTF8 { valueBytes in
+            withUnsafeBytes(of: UInt64(valueBytes.count).littleEndian) { hasher.update(bufferPointer: $0) }
+            hasher.update(bufferPointer: valueBytes)
+        }
+        reference.storedVersionId.withUTF8 { hasher.update(bufferPointer: $0) }
         let digest = Array(hasher.finalize())
         high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
         low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }

@@ -31,10 +31,10 @@ struct VersionRecord: Sendable {
     func encoded() -> Data {
         var writer = ByteWriter(capacity: 160)
         writer.append(Self.formatVersion)
-        writer.appendString(version.id.rawValue)
+        writer.appendIdentifier(version.id)
         let predecessors = version.predecessorIds
         writer.append(UInt8(predecessors.count))
-        for predecessor in predecessors { writer.appendString(predecessor.rawValue) }
+        for predecessor in predecessors { writer.appendIdentifier(predecessor) }
         withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { writer.append(contentsOf: $0) }
         if let size = version.valueDataSize {
             writer.append(1)
@@ -50,7 +50,7 @@ struct VersionRecord: Sendable {
         if let root {
             writer.append(1)
             writer.append(contentsOf: root.hash.bytes)
-            writer.appendString(root.location.rawValue)
+            writer.appendIdentifier(root.location)
             writer.appendVarint(UInt64(root.count))
         } else {
             writer.append(0)
@@ -66,13 +66,13 @@ struct VersionRecord: Sendable {
         do {
             let format = try reader.readByte()
             guard format == formatVersion else { throw StoreError.corruptVersionRecord(reason: "unknown record format \(format)") }
-            let id = Version.ID(try reader.readString())
+            let id = try reader.readIdentifier(Version.ID.self)
             let predecessorCount = try reader.readByte()
             guard predecessorCount <= 2 else {
                 throw StoreError.corruptVersionRecord(reason: "version \(id) has \(predecessorCount) predecessors")
             }
-            let first = predecessorCount > 0 ? Version.ID(try reader.readString()) : nil
-            let second = predecessorCount > 1 ? Version.ID(try reader.readString()) : nil
+            let first = predecessorCount > 0 ? try reader.readIdentifier(Version.ID.self) : nil
+            let second = predecessorCount > 1 ? try reader.readIdentifier(Version.ID.self) : nil
             let timestampBytes = try reader.readBytes(8)
             let bits = timestampBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
             let valueDataSize: Int64? = try reader.readByte() == 1 ? Int64(clamping: try reader.readVarint()) : nil
@@ -85,8 +85,8 @@ struct VersionRecord: Sendable {
             if try reader.readByte() == 1 {
                 let hash = try Digest(reading: &reader)
                 // Usually the version itself: then its identifier's string is shared.
-                let locationString = try reader.readString()
-                let location = locationString == id.rawValue ? id : Version.ID(locationString)
+                let read = try reader.readIdentifier(Version.ID.self)
+                let location = read == id ? id : read
                 root = NodeReference(hash: hash, location: location, count: try reader.readCount(limit: Int.max))
             }
             guard reader.isAtEnd else {

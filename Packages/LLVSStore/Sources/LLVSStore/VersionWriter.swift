@@ -30,7 +30,7 @@ struct VersionWriter {
         for change in changes {
             switch change {
             case .insert(let value), .update(let value):
-                items.append(ZoneItem(reference: ZoneReference(key: .init(value.id.rawValue), version: version.id), data: value.data))
+                items.append(ZoneItem(reference: ZoneReference(key: .init(storage: value.id.storage), version: version.id), data: value.data))
                 valueDataSize += Int64(value.data.count)
             case .remove, .preserve, .preserveRemoval:
                 continue

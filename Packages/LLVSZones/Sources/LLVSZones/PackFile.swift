@@ -39,15 +39,15 @@ struct PackFile: Sendable {
     /// Encodes items (any order; a repeated key keeps its last data) as a pack. The data
     /// blobs are copied once, straight into the pack.
     static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
-        let order = KeyOrder.positionsOfLastOccurrences(items.map(\.key.rawValue))
+        let order = KeyOrder.positionsOfLastOccurrences(items.map(\.key))
         var header = ByteWriter(capacity: 64 + order.count * 48)
         header.append(contentsOf: magic)
         header.append(formatVersion)
-        header.appendString(version.rawValue)
+        header.appendIdentifier(version)
         header.appendVarint(UInt64(order.count))
         var dataCount = 0
         for index in order {
-            header.appendString(items[index].key.rawValue)
+            header.appendIdentifier(items[index].key)
             header.appendVarint(UInt64(items[index].data.count))
             dataCount += items[index].data.count
         }
@@ -97,7 +97,7 @@ struct PackFile: Sendable {
             guard format == Self.formatVersion else {
                 throw ZoneError.corrupt(path: path, reason: "unsupported pack format \(format)")
             }
-            version = Version.ID(try reader.readString())
+            version = try reader.readIdentifier(Version.ID.self)
             let count = try reader.readCount(limit: reader.remainingCount)
             var entries: [Entry] = []
             entries.reserveCapacity(count)
@@ -130,7 +130,10 @@ struct PackFile: Sendable {
 
     /// The data stored under `key`, or nil. Binary search over the sorted keys.
     func data(for key: ZoneReference.Key) -> Data? {
-        let wanted = Array(key.rawValue.utf8)
+        key.withUTF8 { wanted in data(forKeyBytes: wanted) }
+    }
+
+    private func data(forKeyBytes wanted: UnsafeRawBufferPointer) -> Data? {
         var low = 0, high = entries.count - 1
         while low <= high {
             let middle = (low + high) / 2
@@ -145,23 +148,16 @@ struct PackFile: Sendable {
     }
 
     /// Byte-wise comparison of an entry's key with `key`: negative, zero or positive.
-    private func compare(_ entry: Entry, _ key: [UInt8]) -> Int {
+    private func compare(_ entry: Entry, _ key: UnsafeRawBufferPointer) -> Int {
         bytes.withUnsafeBytes { raw in
-            Self.compareBytes(UnsafeRawBufferPointer(rebasing: raw[entry.keyStart..<(entry.keyStart + entry.keyCount)]), key)
+            compareBytes(UnsafeRawBufferPointer(rebasing: raw[entry.keyStart..<(entry.keyStart + entry.keyCount)]), key)
         }
     }
 
     private func compare(_ a: Entry, _ b: Entry) -> Int {
         bytes.withUnsafeBytes { raw in
-            Self.compareBytes(UnsafeRawBufferPointer(rebasing: raw[a.keyStart..<(a.keyStart + a.keyCount)]),
-                              Array(raw[b.keyStart..<(b.keyStart + b.keyCount)]))
+            compareBytes(UnsafeRawBufferPointer(rebasing: raw[a.keyStart..<(a.keyStart + a.keyCount)]),
+                         UnsafeRawBufferPointer(rebasing: raw[b.keyStart..<(b.keyStart + b.keyCount)]))
         }
-    }
-
-    private static func compareBytes(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
-        for (x, y) in zip(a, b) where x != y {
-            return x < y ? -1 : 1
-        }
-        return a.count - b.count
     }
 }

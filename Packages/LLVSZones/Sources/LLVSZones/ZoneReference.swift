@@ -6,13 +6,13 @@ import LLVSCore
 /// changes once stored.
 public struct ZoneReference: Hashable, Sendable, CustomStringConvertible {
     /// An item key, compared by its exact UTF-8 bytes.
-    public struct Key: StringIdentifier {
-        /// The key's string form.
-        public var rawValue: String
+    public struct Key: CompactStringIdentifier {
+        /// The key's bytes (a UUID string held as its 128 bits).
+        public var storage: IdentifierStorage
 
-        /// Creates a key from its string form.
-        public init(rawValue: String) {
-            self.rawValue = rawValue
+        /// Creates the key holding `storage`.
+        public init(storage: IdentifierStorage) {
+            self.storage = storage
         }
     }
 
@@ -30,7 +30,7 @@ public struct ZoneReference: Hashable, Sendable, CustomStringConvertible {
 
     /// The reference of a stored value's data.
     public init(_ reference: Value.Reference) {
-        self.init(key: Key(reference.valueId.rawValue), version: reference.storedVersionId)
+        self.init(key: Key(storage: reference.valueId.storage), version: reference.storedVersionId)
     }
 
     /// `key@version`.

@@ -1,0 +1,197 @@
+import Foundation
+
+/// The UTF-8 bytes of an identifier, held compactly: a UUID string in its canonical
+/// shape (36 characters, hexadecimal digits all upper case or all lower case, dashes after
+/// the 8th, 12th, 16th and 20th) as its 128 bits, in the value itself; any other string
+/// as that string.
+///
+/// New versions and most values get UUID strings, and a 36-character string is too long
+/// for Swift's inline small strings: each one would otherwise be a heap object of 80 bytes
+/// with a reference count touched on every copy. Every identifier a store holds — a
+/// history of 100,000 versions, a map of 1,000,000 values — is held this way.
+///
+/// The representation is canonical (a string of the UUID shape is always held as its
+/// bits), so equality and hashing work on the representation, and both agree with
+/// comparing the exact UTF-8 bytes. Ordering is the lexicographic order of the bytes.
+public struct IdentifierStorage: Hashable, Comparable, Sendable {
+    enum Form: Sendable {
+        case uuid(high: UInt64, low: UInt64, lowercase: Bool)
+        case string(String)
+    }
+
+    var form: Form
+
+    /// Holds `string`: as 128 bits when it has the canonical UUID shape, else as is.
+    public init(_ string: String) {
+        var string = string
+        if string.utf8.count == Self.uuidByteCount,
+           let uuid = string.withUTF8({ Self.parseUUID(UnsafeRawBufferPointer($0)) }) {
+            form = uuid
+        } else {
+            form = .string(string)
+        }
+    }
+
+    /// Holds the string whose UTF-8 encoding is `bytes`, or nil when they are not UTF-8.
+    public init?(validatingUTF8 bytes: UnsafeRawBufferPointer) {
+        if let uuid = Self.parseUUID(bytes) {
+            form = uuid
+        } else if let string = String(validating: bytes, as: UTF8.self) {
+            form = .string(string)
+        } else {
+            return nil
+        }
+    }
+
+    /// The string form (made afresh for a UUID: a heap allocation).
+    public var string: String {
+        switch form {
+        case .string(let string):
+            return string
+        case let .uuid(high, low, lowercase):
+            return String(unsafeUninitializedCapacity: Self.uuidByteCount) { buffer in
+                Self.formatUUID(high: high, low: low, lowercase: lowercase, into: UnsafeMutableRawBufferPointer(buffer))
+                return Self.uuidByteCount
+            }
+        }
+    }
+
+    /// The number of UTF-8 bytes.
+    public var utf8Count: Int {
+        switch form {
+        case .uuid: return Self.uuidByteCount
+        case .string(let string): return string.utf8.count
+        }
+    }
+
+    /// The heap the identifier occupies beyond its inline storage: nothing for a UUID or a
+    /// string of at most 15 bytes, else the string's object. An estimate for byte budgets.
+    public var heapByteCount: Int {
+        switch form {
+        case .uuid: return 0
+        case .string(let string):
+            let count = string.utf8.count
+            return count <= 15 ? 0 : 32 + (count + 15) & ~15
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes (formatted on the stack for a UUID), without
+    /// allocating.
+    public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        switch form {
+        case .string(var string):
+            return try string.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        case let .uuid(high, low, lowercase):
+            return try withUnsafeTemporaryAllocation(byteCount: Self.uuidByteCount, alignment: 1) { buffer in
+                Self.formatUUID(high: high, low: low, lowercase: lowercase, into: buffer)
+                return try body(UnsafeRawBufferPointer(buffer))
+            }
+        }
+    }
+
+    /// Compares the UTF-8 bytes lexicographically: negative, zero or positive.
+    public func compare(_ other: IdentifierStorage) -> Int {
+        switch (form, other.form) {
+        case let (.uuid(high, low, lowercase), .uuid(otherHigh, otherLow, otherLowercase)) where lowercase == otherLowercase:
+            // Within one case, the digits' byte order is their numeric order.
+            if high != otherHigh { return high < otherHigh ? -1 : 1 }
+            return low == otherLow ? 0 : (low < otherLow ? -1 : 1)
+        case let (.string(left), .string(right)):
+            return compareUTF8(left, right)
+        default:
+            return withUTF8 { left in other.withUTF8 { right in compareBytes(left, right) } }
+        }
+    }
+
+    /// True when both hold the same bytes.
+    public static func == (lhs: IdentifierStorage, rhs: IdentifierStorage) -> Bool {
+        switch (lhs.form, rhs.form) {
+        case let (.uuid(high, low, lowercase), .uuid(otherHigh, otherLow, otherLowercase)):
+            return high == otherHigh && low == otherLow && lowercase == otherLowercase
+        case let (.string(left), .string(right)):
+            return compareUTF8(left, right) == 0
+        default:
+            // A string of the UUID shape is never held as a string.
+            return false
+        }
+    }
+
+    /// Orders by the UTF-8 bytes.
+    public static func < (lhs: IdentifierStorage, rhs: IdentifierStorage) -> Bool {
+        lhs.compare(rhs) < 0
+    }
+
+    /// Hashes the representation (canonical, so equal bytes hash alike).
+    public func hash(into hasher: inout Hasher) {
+        switch form {
+        case let .uuid(high, low, lowercase):
+            hasher.combine(high)
+            hasher.combine(low)
+            hasher.combine(lowercase)
+        case .string(var string):
+            string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            // The length keeps identifiers combined in one hash (a reference's two ids) apart.
+            hasher.combine(string.utf8.count)
+        }
+    }
+
+    // MARK: The UUID shape
+
+    static let uuidByteCount = 36
+
+    private static func isDashPosition(_ index: Int) -> Bool {
+        index == 8 || index == 13 || index == 18 || index == 23
+    }
+
+    /// The bits of a canonical UUID string, or nil for any other bytes.
+    static func parseUUID(_ bytes: UnsafeRawBufferPointer) -> Form? {
+        guard bytes.count == uuidByteCount else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        var digits = 0, sawUpper = false, sawLower = false
+        for index in 0..<uuidByteCount {
+            let byte = bytes[index]
+            if isDashPosition(index) {
+                guard byte == 0x2D else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case 0x30...0x39: nibble = byte &- 0x30
+            case 0x41...0x46: nibble = byte &- 0x37; sawUpper = true
+            case 0x61...0x66: nibble = byte &- 0x57; sawLower = true
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+            digits += 1
+        }
+        // Mixed case has no single form; digits alone are held as upper case.
+        guard !(sawUpper && sawLower) else { return nil }
+        return .uuid(high: high, low: low, lowercase: sawLower)
+    }
+
+    /// Writes the 36 bytes of a UUID string into `buffer`.
+    static func formatUUID(high: UInt64, low: UInt64, lowercase: Bool, into buffer: UnsafeMutableRawBufferPointer) {
+        let letterBase: UInt8 = lowercase ? 0x57 : 0x37
+        var digits = 0
+        for index in 0..<uuidByteCount {
+            if isDashPosition(index) {
+                buffer[index] = 0x2D
+                continue
+            }
+            let word = digits < 16 ? high : low
+            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (digits & 15))) & 0x0F
+            buffer[index] = nibble < 10 ? 0x30 + nibble : letterBase + nibble
+            digits += 1
+        }
+    }
+}
+
+/// Compares two byte strings lexicographically: negative, zero or positive.
+public func compareBytes(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+    let common = min(left.count, right.count)
+    if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+        let order = memcmp(a, b, common)
+        if order != 0 { return Int(order) }
+    }
+    return left.count - right.count
+}
