@@ -50,10 +50,10 @@ extension History {
             }
         }
 
-        // Resolve predecessor links; count the ones inside the batch, which must be placed first.
+        // Resolve predecessor links, noting which versions of the batch have a successor in it.
         var links = [(first: Int32, second: Int32)](repeating: (-1, -1), count: batch.count)
-        var unplacedPredecessorCount = [Int](repeating: 0, count: batch.count)
-        var batchSuccessors = [[Int]](repeating: [], count: batch.count)
+        var hasSuccessorInBatch = [Bool](repeating: false, count: batch.count)
+        var predecessorsComeFirst = true
         for (offset, version) in batch.enumerated() {
             var resolved: (first: Int32, second: Int32) = (-1, -1)
             for predecessorId in version.predecessorIds {
@@ -62,32 +62,32 @@ extension History {
                     throw Error.missingPredecessor(predecessorId, of: version.id)
                 }
                 if Int(index) >= firstNewIndex {
-                    unplacedPredecessorCount[offset] += 1
-                    batchSuccessors[Int(index) - firstNewIndex].append(offset)
+                    hasSuccessorInBatch[Int(index) - firstNewIndex] = true
+                    if Int(index) - firstNewIndex >= offset { predecessorsComeFirst = false }
                 }
                 if resolved.first < 0 { resolved.first = index } else { resolved.second = index }
             }
             links[offset] = resolved
         }
 
-        // Kahn's algorithm over the batch computes generations; leftovers mean a cycle.
-        var generations = [Int32](repeating: 0, count: batch.count)
-        var ready = (0..<batch.count).filter { unplacedPredecessorCount[$0] == 0 }
-        var placedCount = 0
-        func generation(ofIndex index: Int32) -> Int32 {
-            index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : generations[Int(index) - firstNewIndex])
-        }
-        while let offset = ready.popLast() {
-            placedCount += 1
-            generations[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
-            for successor in batchSuccessors[offset] {
-                unplacedPredecessorCount[successor] -= 1
-                if unplacedPredecessorCount[successor] == 0 { ready.append(successor) }
+        // Generations in one pass when every predecessor comes before its successors (a log
+        // read in order), else in topological order; a version left over is on a cycle.
+        let generations: [Int32]
+        if predecessorsComeFirst {
+            var inOrder = [Int32](repeating: 0, count: batch.count)
+            for offset in batch.indices {
+                func generation(ofIndex index: Int32) -> Int32 {
+                    index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : inOrder[Int(index) - firstNewIndex])
+                }
+                inOrder[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
             }
-        }
-        guard placedCount == batch.count else {
+            generations = inOrder
+        } else if let sorted = topologicalGenerations(links: links, firstNewIndex: firstNewIndex) {
+            generations = sorted
+        } else {
             undoIndexing()
-            let stuck = batch.indices.filter { unplacedPredecessorCount[$0] > 0 }.map { batch[$0].id }
+            let placed = Set(topologicalOrder(links: links, firstNewIndex: firstNewIndex))
+            let stuck = batch.indices.filter { !placed.contains($0) }.map { batch[$0].id }
             throw Error.cycle(through: Array(stuck.sorted().prefix(10)))
         }
 
@@ -97,23 +97,17 @@ extension History {
         if batch.count >= nodes.count {
             nodes.reserveCapacity(nodes.count + batch.count)
         }
-        func storedId(ofIndex index: Int32) -> Version.ID {
-            Int(index) < firstNewIndex ? nodes[Int(index)].version.id : batch[Int(index) - firstNewIndex].id
-        }
         for (offset, var version) in batch.enumerated() {
+            // A node keeps neither predecessor nor successor identifiers: its links are
+            // indices, and ``version(at:)`` names them again.
             version.successors = Version.Successors()
-            // Predecessor identifiers share the stored versions' strings (a decoded record
-            // carries copies of its own): one string per version in memory, not three.
+            version.predecessors = nil
             let link = links[offset]
-            if link.first >= 0 {
-                version.predecessors = Version.Predecessors(idOfFirst: storedId(ofIndex: link.first),
-                                                            idOfSecond: link.second >= 0 ? storedId(ofIndex: link.second) : nil)
-            }
             nodes.append(Node(version: version, first: link.first, second: link.second,
                               generation: generations[offset], successors: SuccessorIndices()))
-            if version.predecessors == nil { rootIdentifiers.insert(version.id) }
+            if link.first < 0 { rootIdentifiers.insert(version.id) }
             // A new version is a head unless a later version of the batch builds on it.
-            if batchSuccessors[offset].isEmpty { headIdentifiers.insert(version.id) }
+            if !hasSuccessorInBatch[offset] { headIdentifiers.insert(version.id) }
         }
         for offset in batch.indices {
             let index = Int32(firstNewIndex + offset)
@@ -122,5 +116,44 @@ extension History {
                 if Int(predecessor) < firstNewIndex { headIdentifiers.remove(nodes[Int(predecessor)].version.id) }
             }
         }
+    }
+
+    /// The generations of a batch's versions, computed in topological order (Kahn's
+    /// algorithm), or nil when some are on a cycle.
+    private func topologicalGenerations(links: [(first: Int32, second: Int32)], firstNewIndex: Int) -> [Int32]? {
+        let order = topologicalOrder(links: links, firstNewIndex: firstNewIndex)
+        guard order.count == links.count else { return nil }
+        var generations = [Int32](repeating: 0, count: links.count)
+        func generation(ofIndex index: Int32) -> Int32 {
+            index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : generations[Int(index) - firstNewIndex])
+        }
+        for offset in order {
+            generations[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
+        }
+        return generations
+    }
+
+    /// The offsets of a batch's versions with every predecessor before its successors;
+    /// those on or after a cycle are left out.
+    private func topologicalOrder(links: [(first: Int32, second: Int32)], firstNewIndex: Int) -> [Int] {
+        var unplacedPredecessorCount = [Int](repeating: 0, count: links.count)
+        var batchSuccessors = [[Int]](repeating: [], count: links.count)
+        for (offset, link) in links.enumerated() {
+            for index in [link.first, link.second] where Int(index) >= firstNewIndex {
+                unplacedPredecessorCount[offset] += 1
+                batchSuccessors[Int(index) - firstNewIndex].append(offset)
+            }
+        }
+        var order: [Int] = []
+        order.reserveCapacity(links.count)
+        var ready = links.indices.filter { unplacedPredecessorCount[$0] == 0 }
+        while let offset = ready.popLast() {
+            order.append(offset)
+            for successor in batchSuccessors[offset] {
+                unplacedPredecessorCount[successor] -= 1
+                if unplacedPredecessorCount[successor] == 0 { ready.append(successor) }
+            }
+        }
+        return order
     }
 }

@@ -16,7 +16,8 @@ import LLVSCore
 public struct History: Sendable {
     /// A version with its graph links, stored densely and addressed by index.
     struct Node: Sendable {
-        /// The version as added (its `successors` left empty; see ``History/version(identifiedBy:)``).
+        /// The version as added, without its predecessors and successors: the links below
+        /// hold them, and ``History/version(at:)`` names them again.
         var version: Version
         /// Index of the first predecessor, or -1.
         var first: Int32
@@ -105,6 +106,13 @@ public struct History: Sendable {
         return nodes[clamped].map(\.version.id)
     }
 
+    /// The position at which the version was added (0 for the first), or nil when it is
+    /// not in the history. Positions never change: a caller can keep data of its own for
+    /// each version in an array in this order.
+    public func position(of id: Version.ID) -> Int? {
+        indexById[id].map(Int.init)
+    }
+
     /// True when the history holds a version with this identifier.
     public func contains(_ id: Version.ID) -> Bool {
         indexById[id] != nil
@@ -149,6 +157,10 @@ public struct History: Sendable {
     func version(at index: Int32) -> Version {
         let node = nodes[Int(index)]
         var version = node.version
+        if node.first >= 0 {
+            version.predecessors = Version.Predecessors(idOfFirst: nodes[Int(node.first)].version.id,
+                                                        idOfSecond: node.second >= 0 ? nodes[Int(node.second)].version.id : nil)
+        }
         version.successors = Version.Successors(ids: Set(node.successors.map { nodes[Int($0)].version.id }))
         return version
     }

@@ -43,8 +43,9 @@ extension Store {
         } catch {
             reloadProblem = error.description
         }
-        let (history, roots, deferred) = engine.state.withLock { ($0.history, $0.roots, $0.deferred) }
-        var verifier = StoreVerifier(history: history, roots: roots, zones: engine.zones)
+        let state = engine.state.withLock { $0 }
+        let (history, deferred) = (state.history, state.deferred)
+        var verifier = StoreVerifier(state: state, zones: engine.zones)
         if let reloadProblem { verifier.record(reloadProblem) }
         for (id, record) in deferred.sorted(by: { $0.key < $1.key }) {
             let missing = record.version.predecessorIds.filter { !history.contains($0) }

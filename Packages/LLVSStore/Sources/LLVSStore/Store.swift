@@ -69,7 +69,7 @@ public final class Store: Sendable {
         if let virtual = overlay?.version(versionId) { return virtual.root }
         return try engine.state.withLock { (state) throws(StoreError) -> NodeReference? in
             guard state.history.contains(versionId) else { throw .unknownVersion(versionId) }
-            return state.roots[versionId]
+            return state.root(of: versionId)
         }
     }
 

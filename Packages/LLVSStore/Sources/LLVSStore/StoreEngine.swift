@@ -9,8 +9,10 @@ import LLVSZones
 final class StoreEngine: Sendable {
     struct State: Sendable {
         var history = History()
-        /// Map roots of versions with a non-empty map.
-        var roots: [Version.ID: NodeReference] = [:]
+        /// The map root of each version, by its position in the history (nil for an empty
+        /// map): an array beside the history rather than a dictionary keyed by identifier,
+        /// which would hold a second copy of every identifier and twice the slots.
+        private(set) var roots: [NodeReference?] = []
         /// Records read from the log whose predecessors are not known yet (another writer's
         /// record can be read before the record it builds on); retried on every reload.
         var deferred: [Version.ID: VersionRecord] = [:]
@@ -47,10 +49,7 @@ final class StoreEngine: Sendable {
     /// other — and adds their versions to the history.
     func reload() throws(StoreError) {
         try cursor.withLock { (cursor) throws(StoreError) in
-            let (records, next) = try StoreError.wrapping { try zones.versions.records(after: cursor) }
-            var decoded: [VersionRecord] = []
-            decoded.reserveCapacity(records.count)
-            for record in records { decoded.append(try VersionRecord.decode(record)) }
+            let (decoded, next) = try decodedRecords(after: cursor)
             try state.withLock { (state) throws(StoreError) in try state.integrate(decoded) }
             cursor = next
         }
@@ -94,14 +93,20 @@ final class StoreEngine: Sendable {
         return result
     }
 
+    /// The records of the log after `cursor`, decoded, and the cursor past them.
+    private func decodedRecords(after cursor: VersionLogCursor) throws(StoreError) -> ([VersionRecord], VersionLogCursor) {
+        let (records, next) = try StoreError.wrapping { try zones.versions.records(after: cursor) }
+        var decoded: [VersionRecord] = []
+        decoded.reserveCapacity(records.count)
+        for record in records { decoded.append(try VersionRecord.decode(record)) }
+        return (decoded, next)
+    }
+
     /// Forgets the history and reads it again from the log (after a batch whose versions
     /// were added to the history but not logged).
     private func rereadHistory() throws(StoreError) {
         try cursor.withLock { (cursor) throws(StoreError) in
-            let (records, next) = try StoreError.wrapping { try zones.versions.records(after: .start) }
-            var decoded: [VersionRecord] = []
-            decoded.reserveCapacity(records.count)
-            for record in records { decoded.append(try VersionRecord.decode(record)) }
+            let (decoded, next) = try decodedRecords(after: .start)
             var fresh = State()
             try fresh.integrate(decoded)
             state.withLock { $0 = fresh }
@@ -186,11 +191,13 @@ extension StoreEngine.State {
     private mutating func addInOneBatch(_ records: [VersionRecord]) -> Bool {
         let fresh = history.isEmpty ? records : records.filter { !history.contains($0.version.id) }
         guard (try? history.add(contentsOf: fresh.lazy.map(\.version))) != nil else { return false }
-        roots.reserveCapacity(roots.count + fresh.count)
-        for record in fresh {
-            if let root = record.root { roots[record.version.id] = root }
-        }
+        roots.append(contentsOf: fresh.lazy.map(\.root))
         return true
+    }
+
+    /// The map root of a version in the history (nil for an empty map or an unknown version).
+    func root(of id: Version.ID) -> NodeReference? {
+        history.position(of: id).flatMap { roots[$0] }
     }
 
     /// Whether `version` can be added: false if the history has it already.
@@ -207,7 +214,7 @@ extension StoreEngine.State {
     /// Adds a committed record's version to the history.
     mutating func add(_ record: VersionRecord) throws(StoreError) {
         try StoreError.wrapping { try history.add(record.version) }
-        roots[record.version.id] = record.root
+        roots.append(record.root)
     }
 
     /// Adds every record whose predecessors are known (in the history or among the records),
@@ -242,10 +249,7 @@ extension StoreEngine.State {
         }
         let ready = waiting.isEmpty ? pending : pending.filter { !waiting.contains($0.version.id) }
         try StoreError.wrapping { try history.add(contentsOf: ready.lazy.map(\.version)) }
-        roots.reserveCapacity(roots.count + ready.count)
-        for record in ready {
-            if let root = record.root { roots[record.version.id] = root }
-        }
+        roots.append(contentsOf: ready.lazy.map(\.root))
         for record in pending where waiting.contains(record.version.id) {
             deferred[record.version.id] = record
         }

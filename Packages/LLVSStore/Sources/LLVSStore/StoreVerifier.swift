@@ -13,16 +13,16 @@ import LLVSZones
 /// ``FailureRememberingZone``.
 struct StoreVerifier {
     let history: History
-    let roots: [Version.ID: NodeReference]
+    let state: StoreEngine.State
     let map: Map
     let values: FailureRememberingZone
     private(set) var report = StoreVerificationReport()
     /// The references whose data this run has read (or failed to read).
     private var readReferences: Set<ReferenceFingerprint> = []
 
-    init(history: History, roots: [Version.ID: NodeReference], zones: StoreZones) {
-        self.history = history
-        self.roots = roots
+    init(state: StoreEngine.State, zones: StoreZones) {
+        self.history = state.history
+        self.state = state
         self.map = Map(zone: FailureRememberingZone(zones.maps))
         self.values = FailureRememberingZone(zones.values)
     }
@@ -41,10 +41,10 @@ struct StoreVerifier {
     /// version's whole map is new, so it is read completely.
     mutating func check(_ version: Version) {
         report.versionsChecked += 1
-        let base = version.predecessors.flatMap { roots[$0.idOfFirst] }
+        let base = version.predecessors.flatMap { state.root(of: $0.idOfFirst) }
         let differences: [MapDifference]
         do {
-            differences = try map.differences(from: base, to: roots[version.id])
+            differences = try map.differences(from: base, to: state.root(of: version.id))
         } catch {
             record(StoreError.map(error).description, version: version.id)
             return
@@ -75,7 +75,7 @@ struct StoreVerifier {
     /// (checked when that predecessor was), else by walking the history — and readable.
     private mutating func checkCarried(_ reference: Value.Reference, in versionId: Version.ID, secondPredecessor: Version.ID?) {
         let heldBySecond = secondPredecessor.map { second in
-            (try? map.reference(of: reference.valueId, in: roots[second])) == reference
+            (try? map.reference(of: reference.valueId, in: state.root(of: second))) == reference
         } ?? false
         if !heldBySecond {
             if !history.contains(reference.storedVersionId) {
@@ -96,7 +96,7 @@ struct StoreVerifier {
     /// data of each reference not read yet in this run must be readable, and the number of
     /// references must be the count its record gives.
     mutating func checkHead(_ head: Version.ID) {
-        guard let root = roots[head] else { return }
+        guard let root = state.root(of: head) else { return }
         var ancestors: Set<Version.ID>?
         var count = 0
         do {

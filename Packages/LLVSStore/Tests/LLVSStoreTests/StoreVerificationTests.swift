@@ -174,7 +174,7 @@ import Testing
         let ghost = Value.Reference(valueId: "g", storedVersionId: "ghost")
         _ = try VersionWriter(store: store).write(Version(id: "forged", predecessors: .init(idOfFirst: left.id)),
                                                   changes: [.preserve(foreign), .preserve(ghost)], trusted: [foreign, ghost])
-        let v1Root = store.engine.state.withLock { $0.roots[v1.id] }
+        let v1Root = store.engine.state.withLock { $0.root(of: v1.id) }
         _ = try store.engine.commit(VersionRecord(version: Version(id: "oversized", predecessors: .init(idOfFirst: v1.id), valueDataSize: 7), root: v1Root))
         var miscountedRoot = v1Root
         miscountedRoot?.count += 1
