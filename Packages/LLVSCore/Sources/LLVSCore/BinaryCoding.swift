@@ -85,40 +85,65 @@ public struct ByteReader: Sendable {
         }
     }
 
-    private let data: Data
+    /// The bytes read: small inputs copied into an array once, since every access to a
+    /// `Data`'s storage costs a dynamic exclusivity check (a tenth of decoding a version
+    /// record went there); larger ones read in place.
+    private enum Storage: Sendable {
+        case data(Data)
+        case array([UInt8])
+    }
+
+    /// Inputs up to this size are copied into an array.
+    private static let copyLimit = 4_096
+
+    private let storage: Storage
+    private let count: Int
     /// The number of bytes consumed so far.
     public private(set) var offset: Int = 0
 
     /// Creates a reader over `data` (any `Data`, including a slice).
     public init(_ data: Data) {
-        self.data = data
+        self.count = data.count
+        self.storage = data.count <= Self.copyLimit ? .array(Array(data)) : .data(data)
     }
 
     /// The number of bytes not yet read.
-    public var remainingCount: Int { data.count - offset }
+    public var remainingCount: Int { count - offset }
 
     /// True when every byte has been read.
-    public var isAtEnd: Bool { offset >= data.count }
+    public var isAtEnd: Bool { offset >= count }
+
+    private func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch storage {
+        case .data(let data): return data.withUnsafeBytes(body)
+        case .array(let array): return array.withUnsafeBytes(body)
+        }
+    }
 
     /// Reads one byte.
     ///
     /// - Throws: ``Error/truncated(offset:needed:available:)`` at the end of the data.
     public mutating func readByte() throws(Error) -> UInt8 {
-        guard offset < data.count else { throw .truncated(offset: offset, needed: 1, available: 0) }
-        defer { offset += 1 }
-        return data[data.startIndex + offset]
+        guard offset < count else { throw .truncated(offset: offset, needed: 1, available: 0) }
+        let position = offset
+        offset += 1
+        return withBytes { $0[position] }
     }
 
-    /// Reads `count` bytes as a `Data` slice sharing the reader's storage.
+    /// Reads `count` bytes as `Data` (a slice sharing the reader's storage when the input
+    /// was large).
     ///
     /// - Throws: ``Error/truncated(offset:needed:available:)`` when fewer bytes remain.
     public mutating func readBytes(_ count: Int) throws(Error) -> Data {
         guard count >= 0, count <= remainingCount else {
             throw .truncated(offset: offset, needed: count, available: remainingCount)
         }
-        let start = data.startIndex + offset
+        let start = offset
         offset += count
-        return data[start..<(start + count)]
+        switch storage {
+        case .data(let data): return data[(data.startIndex + start)..<(data.startIndex + start + count)]
+        case .array(let array): return Data(array[start..<(start + count)])
+        }
     }
 
     /// Reads an unsigned LEB128 varint.
@@ -127,16 +152,33 @@ public struct ByteReader: Sendable {
     ///   ``Error/malformedVarint(offset:)``.
     public mutating func readVarint() throws(Error) -> UInt64 {
         let start = offset
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = try readByte()
-            let group = UInt64(byte & 0x7F)
-            guard shift < 64, shift < 63 || group <= 1 else { throw .malformedVarint(offset: start) }
-            result |= group << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
+        // One pass over the bytes in place (subscripting `Data` byte by byte costs a
+        // dynamic exclusivity check on its storage per byte).
+        let (value, end) = withBytes { raw -> (UInt64?, Int) in
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            var index = start
+            while index < raw.count {
+                let byte = raw[index]
+                index += 1
+                let group = UInt64(byte & 0x7F)
+                guard shift < 64, shift < 63 || group <= 1 else { return (nil, -index) }
+                result |= group << shift
+                if byte & 0x80 == 0 { return (result, index) }
+                shift += 7
+            }
+            return (nil, index)
         }
+        guard let value else {
+            if end < 0 {
+                offset = -end
+                throw .malformedVarint(offset: start)
+            }
+            offset = end
+            throw .truncated(offset: end, needed: 1, available: 0)
+        }
+        offset = end
+        return value
     }
 
     /// Reads a varint and checks that it fits an `Int` no larger than `limit`.
@@ -155,11 +197,16 @@ public struct ByteReader: Sendable {
     ///
     /// - Throws: ``Error`` when the length or the bytes are missing.
     public mutating func readLengthPrefixed() throws(Error) -> Data {
+        try readBytes(readLength())
+    }
+
+    /// Reads a varint length no larger than what remains after it.
+    private mutating func readLength() throws(Error) -> Int {
         let value = try readVarint()
         guard value <= UInt64(remainingCount) else {
             throw .truncated(offset: offset, needed: value > UInt64(Int.max) ? Int.max : Int(value), available: remainingCount)
         }
-        return try readBytes(Int(value))
+        return Int(value)
     }
 
     /// Reads a varint length and that many bytes as a UTF-8 string.
@@ -180,8 +227,12 @@ public struct ByteReader: Sendable {
     ///   error.
     public mutating func readIdentifier<Identifier: StringIdentifier>(_ type: Identifier.Type = Identifier.self) throws(Error) -> Identifier {
         let start = offset
-        let bytes = try readLengthPrefixed()
-        guard let identifier = bytes.withUnsafeBytes({ Identifier(validatingUTF8: $0) }) else { throw .invalidUTF8(offset: start) }
+        let count = try readLength()
+        let bytesStart = offset
+        guard let identifier = withBytes({ raw in
+            Identifier(validatingUTF8: UnsafeRawBufferPointer(rebasing: raw[bytesStart..<(bytesStart + count)]))
+        }) else { throw .invalidUTF8(offset: start) }
+        offset += count
         return identifier
     }
 }

@@ -143,30 +143,40 @@ public struct IdentifierStorage: Hashable, Comparable, Sendable {
         index == 8 || index == 13 || index == 18 || index == 23
     }
 
+    /// Per byte: the value of a hexadecimal digit (0–15), plus 0x10 for an upper-case
+    /// letter and 0x20 for a lower-case one; 0xFF for any other byte.
+    private static let hexTable: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch byte {
+        case 0x30...0x39: return UInt8(byte - 0x30)
+        case 0x41...0x46: return UInt8(byte - 0x37) | 0x10
+        case 0x61...0x66: return UInt8(byte - 0x57) | 0x20
+        default: return 0xFF
+        }
+    }
+
     /// The bits of a canonical UUID string, or nil for any other bytes.
     static func parseUUID(_ bytes: UnsafeRawBufferPointer) -> Form? {
-        guard bytes.count == uuidByteCount else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        var digits = 0, sawUpper = false, sawLower = false
-        for index in 0..<uuidByteCount {
-            let byte = bytes[index]
-            if isDashPosition(index) {
-                guard byte == 0x2D else { return nil }
-                continue
-            }
-            let nibble: UInt8
-            switch byte {
-            case 0x30...0x39: nibble = byte &- 0x30
-            case 0x41...0x46: nibble = byte &- 0x37; sawUpper = true
-            case 0x61...0x66: nibble = byte &- 0x57; sawLower = true
-            default: return nil
-            }
-            if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
-            digits += 1
+        guard bytes.count == uuidByteCount, bytes[8] == 0x2D, bytes[13] == 0x2D, bytes[18] == 0x2D, bytes[23] == 0x2D else {
+            return nil
         }
-        // Mixed case has no single form; digits alone are held as upper case.
-        guard !(sawUpper && sawLower) else { return nil }
-        return .uuid(high: high, low: low, lowercase: sawLower)
+        return hexTable.withUnsafeBufferPointer { table -> Form? in
+            var high: UInt64 = 0, low: UInt64 = 0
+            var flags: UInt8 = 0
+            func take(_ index: Int, into word: inout UInt64) {
+                let entry = table[Int(bytes[index])]
+                flags |= entry
+                word = word << 4 | UInt64(entry & 0x0F)
+            }
+            for index in 0..<8 { take(index, into: &high) }
+            for index in 9..<13 { take(index, into: &high) }
+            for index in 14..<18 { take(index, into: &high) }
+            for index in 19..<23 { take(index, into: &low) }
+            for index in 24..<36 { take(index, into: &low) }
+            // A byte that is not a digit sets the top bits; both letter cases have no
+            // single form (digits alone are held as upper case).
+            guard flags & 0xC0 == 0, flags & 0x30 != 0x30 else { return nil }
+            return .uuid(high: high, low: low, lowercase: flags & 0x20 != 0)
+        }
     }
 
     /// Writes the 36 bytes of a UUID string into `buffer`.

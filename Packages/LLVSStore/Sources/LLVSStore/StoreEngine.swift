@@ -94,11 +94,16 @@ final class StoreEngine: Sendable {
     }
 
     /// The records of the log after `cursor`, decoded, and the cursor past them.
-    private func decodedRecords(after cursor: VersionLogCursor) throws(StoreError) -> ([VersionRecord], VersionLogCursor) {
+    private func decodedRecords(after cursor: VersionLogCursor) throws(StoreError) -> (DecodedRecords, VersionLogCursor) {
         let (records, next) = try StoreError.wrapping { try zones.versions.records(after: cursor) }
-        var decoded: [VersionRecord] = []
-        decoded.reserveCapacity(records.count)
-        for record in records { decoded.append(try VersionRecord.decode(record)) }
+        var decoded = DecodedRecords()
+        decoded.versions.reserveCapacity(records.count)
+        decoded.roots.reserveCapacity(records.count)
+        for record in records {
+            let decodedRecord = try VersionRecord.decode(record)
+            decoded.versions.append(decodedRecord.version)
+            decoded.roots.append(decodedRecord.root)
+        }
         return (decoded, next)
     }
 
@@ -183,15 +188,28 @@ extension StoreEngine {
     }
 }
 
+/// Records read from the log, decoded into two arrays in log order: the versions (handed to
+/// the history as they are) and their map roots.
+struct DecodedRecords {
+    var versions: [Version] = []
+    var roots: [NodeReference?] = []
+}
+
 extension StoreEngine.State {
     /// The usual case of a reload (opening a store above all): every record is new, appears
     /// once, and builds on versions known or among the records. Then they go into the history
     /// in one batch. Returns false, having changed nothing, for anything else; then
     /// ``integrate(_:)`` takes the careful path.
-    private mutating func addInOneBatch(_ records: [VersionRecord]) -> Bool {
-        let fresh = history.isEmpty ? records : records.filter { !history.contains($0.version.id) }
-        guard (try? history.add(contentsOf: fresh.lazy.map(\.version))) != nil else { return false }
-        roots.append(contentsOf: fresh.lazy.map(\.root))
+    private mutating func addInOneBatch(_ records: DecodedRecords) -> Bool {
+        if history.isEmpty {
+            // Opening a store: the versions go in as decoded, without another copy.
+            guard (try? history.add(contentsOf: records.versions)) != nil else { return false }
+            roots.append(contentsOf: records.roots)
+            return true
+        }
+        let fresh = records.versions.indices.filter { !history.contains(records.versions[$0].id) }
+        guard (try? history.add(contentsOf: fresh.lazy.map { records.versions[$0] })) != nil else { return false }
+        roots.append(contentsOf: fresh.lazy.map { records.roots[$0] })
         return true
     }
 
@@ -220,8 +238,9 @@ extension StoreEngine.State {
     /// Adds every record whose predecessors are known (in the history or among the records),
     /// in any order; the rest wait in ``deferred``. Linear in the number of records when, as
     /// usual, none has to wait.
-    mutating func integrate(_ records: [VersionRecord]) throws(StoreError) {
-        if deferred.isEmpty, addInOneBatch(records) { return }
+    mutating func integrate(_ decoded: DecodedRecords) throws(StoreError) {
+        if deferred.isEmpty, addInOneBatch(decoded) { return }
+        let records = zip(decoded.versions, decoded.roots).map { VersionRecord(version: $0, root: $1) }
         var pending = Array(deferred.values)
         deferred = [:]
         var pendingIds = Set(pending.map(\.version.id))
