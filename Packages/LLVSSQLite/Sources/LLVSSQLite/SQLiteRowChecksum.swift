@@ -27,6 +27,16 @@ enum SQLiteRowChecksum {
     static func record(_ record: Data) -> Data {
         Data(SHA256.hash(data: record).prefix(byteCount))
     }
+
+    /// Whether `stored` is the checksum of the record bytes `record` (without making either
+    /// as `Data`).
+    static func record(_ record: UnsafeRawBufferPointer, matches stored: Data) -> Bool {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: record)
+        return hasher.finalize().withUnsafeBytes { digest in
+            stored.count == byteCount && stored.elementsEqual(digest.prefix(byteCount))
+        }
+    }
 }
 
 extension String {

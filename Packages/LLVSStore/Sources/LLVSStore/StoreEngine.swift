@@ -96,15 +96,7 @@ final class StoreEngine: Sendable {
     /// The records of the log after `cursor`, decoded, and the cursor past them.
     private func decodedRecords(after cursor: VersionLogCursor) throws(StoreError) -> (DecodedRecords, VersionLogCursor) {
         let (records, next) = try StoreError.wrapping { try zones.versions.records(after: cursor) }
-        var decoded = DecodedRecords()
-        decoded.versions.reserveCapacity(records.count)
-        decoded.roots.reserveCapacity(records.count)
-        for record in records {
-            let decodedRecord = try VersionRecord.decode(record)
-            decoded.versions.append(decodedRecord.version)
-            decoded.roots.append(decodedRecord.root)
-        }
-        return (decoded, next)
+        return (try DecodedRecords(decoding: records), next)
     }
 
     /// Forgets the history and reads it again from the log (after a batch whose versions
@@ -188,11 +180,93 @@ extension StoreEngine {
     }
 }
 
+/// Where the parts of a parallel decoding put their records: the storage of two arrays being
+/// made, each part initializing its own range of indices.
+private struct DecodingDestination: @unchecked Sendable {
+    // Unchecked: the parts write disjoint ranges, and the arrays are not used until every
+    // part has finished.
+    let versions: UnsafeMutableBufferPointer<Version>
+    let roots: UnsafeMutableBufferPointer<NodeReference?>
+
+    func initialize(at index: Int, with record: VersionRecord) {
+        versions.initializeElement(at: index, to: record.version)
+        roots.initializeElement(at: index, to: record.root)
+    }
+
+    func deinitialize(_ range: Range<Int>) {
+        _ = versions.extracting(range).deinitialize()
+        _ = roots.extracting(range).deinitialize()
+    }
+}
+
 /// Records read from the log, decoded into two arrays in log order: the versions (handed to
 /// the history as they are) and their map roots.
 struct DecodedRecords {
     var versions: [Version] = []
     var roots: [NodeReference?] = []
+
+    /// Logs at least this long (opening a store) are decoded in parallel parts.
+    static let parallelRecordCount = 8_192
+
+    init() {}
+
+    /// Decodes `records`, a long log in parts on every core.
+    ///
+    /// - Throws: ``StoreError/corruptVersionRecord(reason:)`` for the first record (in log
+    ///   order) that does not decode.
+    init(decoding records: [Data]) throws(StoreError) {
+        let partCount = records.count >= Self.parallelRecordCount ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        guard partCount > 1 else {
+            try append(records[...])
+            return
+        }
+        // Each part decodes straight into its range of the two arrays: parts of their own,
+        // made on other threads, would be freed into those threads' heaps and stay resident.
+        let partLength = (records.count + partCount - 1) / partCount
+        let failures = Locked<[Int: StoreError]>([:])
+        var decodedRoots: [NodeReference?] = []
+        versions = [Version](unsafeUninitializedCapacity: records.count) { versionBuffer, versionCount in
+            decodedRoots = [NodeReference?](unsafeUninitializedCapacity: records.count) { rootBuffer, rootCount in
+                let destination = DecodingDestination(versions: versionBuffer, roots: rootBuffer)
+                let initialized = Locked<[Int: Int]>([:])
+                DispatchQueue.concurrentPerform(iterations: partCount) { part in
+                    let range = min(part * partLength, records.count)..<min((part + 1) * partLength, records.count)
+                    var index = range.lowerBound
+                    do throws(StoreError) {
+                        while index < range.upperBound {
+                            let record = try VersionRecord.decode(records[index])
+                            destination.initialize(at: index, with: record)
+                            index += 1
+                        }
+                    } catch {
+                        failures.withLock { $0[part] = error }
+                    }
+                    initialized.withLock { $0[part] = index - range.lowerBound }
+                }
+                if failures.withLock({ $0.isEmpty }) {
+                    (versionCount, rootCount) = (records.count, records.count)
+                } else {
+                    // Nothing is kept: release what the parts decoded.
+                    for (part, count) in initialized.withLock({ $0 }) {
+                        destination.deinitialize(part * partLength..<(part * partLength + count))
+                    }
+                    (versionCount, rootCount) = (0, 0)
+                }
+            }
+        }
+        roots = decodedRoots
+        if let (_, failure) = failures.withLock({ $0 }).min(by: { $0.key < $1.key }) { throw failure }
+    }
+
+    private mutating func append(_ records: ArraySlice<Data>) throws(StoreError) {
+        versions.reserveCapacity(versions.count + records.count)
+        roots.reserveCapacity(roots.count + records.count)
+        for record in records {
+            let decodedRecord = try VersionRecord.decode(record)
+            versions.append(decodedRecord.version)
+            roots.append(decodedRecord.root)
+        }
+    }
 }
 
 extension StoreEngine.State {

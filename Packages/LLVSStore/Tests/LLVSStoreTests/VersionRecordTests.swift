@@ -30,6 +30,34 @@ import Testing
         }
     }
 
+    /// A log long enough to be decoded in parallel parts gives the versions and roots in log
+    /// order, as one by one; a damaged record fails the whole decoding with the first damaged
+    /// record's error, whichever part it is in.
+    @Test func longLogsDecodeInPartsInLogOrder() throws {
+        let count = DecodedRecords.parallelRecordCount + 1_001
+        let records = (0..<count).map { index in
+            VersionRecord(version: Version(id: index % 3 == 0 ? Version.ID() : Version.ID("v\(index)"),
+                                           predecessors: index == 0 ? nil : .init(idOfFirst: Version.ID("v\(index - 1)")),
+                                           timestamp: Double(index)),
+                          root: index % 2 == 0 ? nil : NodeReference(hash: Digest.of(Value.ID("k\(index)")), location: Version.ID("v\(index)"), count: index))
+        }
+        let encoded = records.map { $0.encoded() }
+        let decoded = try DecodedRecords(decoding: encoded)
+        #expect(decoded.versions.map(\.id) == records.map(\.version.id))
+        #expect(decoded.versions.map(\.predecessors) == records.map(\.version.predecessors))
+        #expect(decoded.versions.map(\.timestamp) == records.map(\.version.timestamp))
+        #expect(decoded.roots == records.map(\.root))
+
+        for damaged in [[count - 1], [7, count - 1], [count / 2 + 3, count - 5]] {
+            var bad = encoded
+            for index in damaged { bad[index] = Data([VersionRecord.formatVersion &+ UInt8(1 + index % 200)]) }
+            let expected = VersionRecord.formatVersion &+ UInt8(1 + damaged[0] % 200)
+            #expect(throws: StoreError.corruptVersionRecord(reason: "unknown record format \(expected)")) {
+                _ = try DecodedRecords(decoding: bad)
+            }
+        }
+    }
+
     @Test func truncatedOrPaddedRecordsAreCorrupt() async {
         await propertyCheck(count: 500, input: zip(Self.records, Gen.int(in: 0...200))) { record, cut in
             let bytes = record.encoded()
