@@ -97,13 +97,11 @@ extension History {
         if batch.count >= nodes.count {
             nodes.reserveCapacity(nodes.count + batch.count)
         }
-        for (offset, var version) in batch.enumerated() {
+        for (offset, version) in batch.enumerated() {
             // A node keeps neither predecessor nor successor identifiers: its links are
             // indices, and ``version(at:)`` names them again.
-            version.successors = Version.Successors()
-            version.predecessors = nil
             let link = links[offset]
-            nodes.append(Node(version: version, first: link.first, second: link.second,
+            nodes.append(Node(version: StoredVersion(version), first: link.first, second: link.second,
                               generation: generations[offset], successors: SuccessorIndices()))
             if link.first < 0 { rootIdentifiers.insert(version.id) }
             // A new version is a head unless a later version of the batch builds on it.
