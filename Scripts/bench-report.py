@@ -117,8 +117,10 @@ def targets(figures):
         check("W5 at most 500 bytes resident per version (100,000 versions)", backend, v, f"{v:,.0f} B" if v is not None else "", v is not None and v <= 500)
         v = figure(figures, "W5", backend, "open_ms", versions=100000)
         check("W5 open a 100,000-version store in under 200 ms", backend, v, f"{v:.0f} ms" if v is not None else "", v is not None and v < 200)
-        v = figure(figures, "W5", backend, "peak_rss_bytes")
-        check("W5 peak under 100 MB", backend, v, f"{v / 1e6:.0f} MB" if v is not None else "", v is not None and v < 100e6)
+        # The peak of a process that only opens the store (as an app does at launch); the
+        # workload's own process also built the store and holds the writer's history.
+        v = figure(figures, "W5", backend, "open_process_peak_rss_bytes", versions=100000)
+        check("W5 peak of a process opening 100,000 versions under 100 MB", backend, v, f"{v / 1e6:.0f} MB" if v is not None else "", v is not None and v < 100e6)
     for backend in ("file", "sqlite", "memory"):
         t = figure(figures, "W8", backend, "insert_ms")
         m = figure(figures, "W8", backend, "peak_rss_bytes")

@@ -27,6 +27,9 @@ struct LLVSBench: AsyncParsableCommand {
     @Flag(name: .long, help: "Print each workload with its backends, one per line, and exit (for Scripts/bench).")
     var list = false
 
+    @Option(name: .long, help: ArgumentHelp("Open the store at this path (with --backend), print one JSON line with its version count, the time and the process's peak RSS, and exit. W5 runs it in a process of its own.", visibility: .hidden))
+    var openOnly: String?
+
     func validate() throws {
         let known = Set(Workload.all.map(\.id))
         for id in workload where !known.contains(id) {
@@ -44,6 +47,10 @@ struct LLVSBench: AsyncParsableCommand {
     func run() async throws {
         if list {
             for workload in Workload.all { print(([workload.id] + workload.backends).joined(separator: " ")) }
+            return
+        }
+        if let openOnly {
+            try OpeningProcess.openAndReport(path: openOnly, backend: backend ?? "file")
             return
         }
         let report = Report(scale: scale)

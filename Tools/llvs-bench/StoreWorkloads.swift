@@ -166,6 +166,14 @@ enum DepthWorkloads {
             held = nil
             let time = times.sorted()[1]
             guard count == depth else { throw BenchmarkError.wrongResult("opened \(count) of \(depth) versions") }
+            // An app opening its store at launch: the peak of a process that only opens it
+            // (this one also built it and holds the writer's history and caches).
+            if depth == depths(scale).last, backend != "memory" {
+                let opening = try OpeningProcess.run(path: bench.directory.path, backend: backend)
+                guard opening.versions == depth else { throw BenchmarkError.wrongResult("a fresh process opened \(opening.versions) of \(depth) versions") }
+                report.record("W5", backend, "open_process_peak_rss_bytes", Double(opening.peakResidentBytes), unit: "bytes", parameters: ["versions": depth])
+                report.record("W5", backend, "open_process_open_ms", opening.milliseconds, unit: "ms", parameters: ["versions": depth])
+            }
             report.record("W5", backend, "open_ms", time, unit: "ms", parameters: ["versions": depth])
             report.record("W5", backend, "open_resident_bytes_per_version", Double(resident) / Double(depth), unit: "bytes",
                           parameters: ["versions": depth])

@@ -30,7 +30,7 @@ enum SQLiteRowChecksum {
 
     /// Whether `stored` is the checksum of the record bytes `record` (without making either
     /// as `Data`).
-    static func record(_ record: UnsafeRawBufferPointer, matches stored: Data) -> Bool {
+    static func record(_ record: UnsafeRawBufferPointer, matches stored: UnsafeRawBufferPointer) -> Bool {
         var hasher = SHA256()
         hasher.update(bufferPointer: record)
         return hasher.finalize().withUnsafeBytes { digest in

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LLVSCore
 import LLVSZones
 
 /// The version log as the `version_record` table: records in the order they were
@@ -37,42 +38,86 @@ final class SQLiteVersionLog: VersionLog {
         let start = cursor.positions[Self.cursorKey] ?? 0
         // A cursor over the rows, not an array of them: each record is copied once, from the
         // statement, into one buffer the records are slices of (opening a store reads them
-        // all: 100,000 small allocations would leave the heap fragmented long after).
-        let (buffer, ranges, last) = try database.read("read the version log of") { db -> ([UInt8], [Range<Int>], Int?) in
+        // all: 100,000 small allocations would leave the heap fragmented long after). The
+        // checksums are compared afterwards, a long log's on every core.
+        var read = ReadRecords()
+        try database.read("read the version log of") { db in
             let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT sequence, record, checksum FROM version_record WHERE sequence > ? ORDER BY sequence"),
                                            arguments: [start])
-            var buffer: [UInt8] = []
-            var ranges: [Range<Int>] = []
-            var last: Int?
             while let row = try rows.next() {
                 guard let sequence = row.integer(at: 0).flatMap({ Int(exactly: $0) }) else {
                     throw ZoneError.corrupt(path: database.path, reason: "a version record has no sequence number")
                 }
-                let matches = try row.withUnsafeData(atIndex: 1) { data -> Bool in
+                try row.withUnsafeData(atIndex: 1) { data in
                     guard let data else {
                         throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) has no data")
                     }
-                    return try data.withUnsafeBytes { record in
-                        ranges.append(buffer.count..<(buffer.count + record.count))
-                        buffer.append(contentsOf: record)
-                        return try row.withUnsafeData(atIndex: 2) { stored in
-                            stored.map { SQLiteRowChecksum.record(record, matches: $0) } ?? false
+                    try row.withUnsafeData(atIndex: 2) { stored in
+                        guard let stored, stored.count == SQLiteRowChecksum.byteCount else {
+                            throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
                         }
+                        read.append(sequence: sequence, record: data, checksum: stored)
                     }
                 }
-                guard matches else {
-                    throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
-                }
-                last = sequence
             }
             // The pages just read would otherwise stay in this connection's page cache.
-            if ranges.count >= Self.bulkReadRecordCount { try db.execute(sql: "PRAGMA shrink_memory") }
-            return (buffer, ranges, last)
+            if read.count >= Self.bulkReadRecordCount { try db.execute(sql: "PRAGMA shrink_memory") }
         }
-        let all = Data(buffer)
-        let records = ranges.map { all[$0] }
+        if let damaged = read.firstRecordFailingItsChecksum() {
+            throw ZoneError.corrupt(path: database.path, reason: "version record \(damaged) fails its checksum (damaged row)")
+        }
+        let all = Data(read.bytes)
+        let records = read.ranges.map { all[$0] }
+        let last = read.sequences.last
         var next = cursor
         if let last { next.positions[Self.cursorKey] = last }
         return (records, next)
+    }
+}
+
+/// The rows of a log read: the records' bytes in one buffer, and each record's range in it,
+/// sequence number and stored checksum.
+private struct ReadRecords: Sendable {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    var sequences: [Int] = []
+    var checksums: [UInt8] = []
+
+    /// Logs at least this long have their checksums compared in parallel parts.
+    static let parallelRecordCount = 8_192
+
+    var count: Int { ranges.count }
+
+    mutating func append(sequence: Int, record: Data, checksum: Data) {
+        ranges.append(bytes.count..<(bytes.count + record.count))
+        bytes.append(contentsOf: record)
+        sequences.append(sequence)
+        checksums.append(contentsOf: checksum)
+    }
+
+    /// The sequence number of the first record (in log order) whose bytes do not match its
+    /// checksum, or nil.
+    func firstRecordFailingItsChecksum() -> Int? {
+        let partCount = count >= Self.parallelRecordCount ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let partLength = (count + partCount - 1) / partCount
+        let failures = Locked<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: partCount) { part in
+            let range = min(part * partLength, count)..<min((part + 1) * partLength, count)
+            if let failure = firstFailure(in: range) { failures.withLock { $0.append(failure) } }
+        }
+        return failures.withLock { $0.min() }.map { sequences[$0] }
+    }
+
+    /// The index of the first record in `range` that fails its checksum, or nil.
+    private func firstFailure(in range: Range<Int>) -> Int? {
+        let width = SQLiteRowChecksum.byteCount
+        return bytes.withUnsafeBytes { all in
+            checksums.withUnsafeBytes { stored in
+                range.first { index in
+                    !SQLiteRowChecksum.record(UnsafeRawBufferPointer(rebasing: all[ranges[index]]),
+                                              matches: UnsafeRawBufferPointer(rebasing: stored[(index * width)..<((index + 1) * width)]))
+                }
+            }
+        }
     }
 }

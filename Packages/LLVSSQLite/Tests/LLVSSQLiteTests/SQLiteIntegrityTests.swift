@@ -69,6 +69,34 @@ import Testing
         #expect(reopened.checkStoredBytes?().count == 3)
     }
 
+    /// A log long enough to have its checksums compared in parallel parts: every record
+    /// comes back in order, and damaged rows are reported by the first one's sequence
+    /// number, whichever part they are in.
+    @Test func aDamagedRowOfALongLogIsNamedFirstInLogOrder() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let records = (0..<9_000).map { Data("record \($0)".utf8) }
+        try zones.versions.append(records)
+        #expect(try zones.versions.records(after: .start).records == records)
+        let path = directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path
+        for damaged in [[8_999], [4, 8_998], [6_000, 5_000]] {
+            try Self.queue(in: directory).write { db in
+                for index in damaged {
+                    try db.execute(sql: "UPDATE version_record SET record = ? WHERE sequence = ?", arguments: [Data("damaged".utf8), index + 1])
+                }
+            }
+            #expect(throws: ZoneError.corrupt(path: path, reason: "version record \((damaged.min() ?? 0) + 1) fails its checksum (damaged row)")) {
+                _ = try zones.versions.records(after: .start)
+            }
+            try Self.queue(in: directory).write { db in
+                for index in damaged {
+                    try db.execute(sql: "UPDATE version_record SET record = ? WHERE sequence = ?", arguments: [records[index], index + 1])
+                }
+            }
+        }
+        #expect(try zones.versions.records(after: .start).records == records)
+    }
+
     @Test func aDatabaseOfTheFirstSchemaIsUpgradedInPlace() throws {
         let directory = try TemporaryDirectory()
         // What LLVS wrote before identifiers became BLOBs and rows got checksums.
