@@ -154,7 +154,8 @@ public struct ByteReader: Sendable {
         let start = offset
         // One pass over the bytes in place (subscripting `Data` byte by byte costs a
         // dynamic exclusivity check on its storage per byte).
-        let (value, end) = withBytes { raw -> (UInt64?, Int) in
+        enum Outcome { case value(UInt64, end: Int), malformed(end: Int), truncated }
+        let outcome = withBytes { raw -> Outcome in
             var result: UInt64 = 0
             var shift: UInt64 = 0
             var index = start
@@ -162,23 +163,24 @@ public struct ByteReader: Sendable {
                 let byte = raw[index]
                 index += 1
                 let group = UInt64(byte & 0x7F)
-                guard shift < 64, shift < 63 || group <= 1 else { return (nil, -index) }
+                guard shift < 64, shift < 63 || group <= 1 else { return .malformed(end: index) }
                 result |= group << shift
-                if byte & 0x80 == 0 { return (result, index) }
+                if byte & 0x80 == 0 { return .value(result, end: index) }
                 shift += 7
             }
-            return (nil, index)
+            return .truncated
         }
-        guard let value else {
-            if end < 0 {
-                offset = -end
-                throw .malformedVarint(offset: start)
-            }
+        switch outcome {
+        case let .value(value, end):
             offset = end
-            throw .truncated(offset: end, needed: 1, available: 0)
+            return value
+        case .malformed(let end):
+            offset = end
+            throw .malformedVarint(offset: start)
+        case .truncated:
+            offset = count
+            throw .truncated(offset: count, needed: 1, available: 0)
         }
-        offset = end
-        return value
     }
 
     /// Reads a varint and checks that it fits an `Int` no larger than `limit`.

@@ -99,13 +99,8 @@ extension StringIdentifier {
 /// others byte by byte.
 public func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
     let result = lhs.utf8.withContiguousStorageIfAvailable { left in
-        rhs.utf8.withContiguousStorageIfAvailable { right -> Int in
-            let common = min(left.count, right.count)
-            if common > 0, let a = left.baseAddress, let b = right.baseAddress {
-                let order = memcmp(a, b, common)
-                if order != 0 { return Int(order) }
-            }
-            return left.count - right.count
+        rhs.utf8.withContiguousStorageIfAvailable { right in
+            compareBytes(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
         }
     }
     if let result = result ?? nil { return result }

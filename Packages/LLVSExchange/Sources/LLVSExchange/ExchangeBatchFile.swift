@@ -46,7 +46,7 @@ struct ExchangeBatchFile: Sendable {
 
     /// The encoded entry of `version` (its successors ignored) with `changes`.
     static func encodeEntry(_ version: Version, changes: [Value.Change]) -> [UInt8] {
-        var record = ByteWriter(capacity: 64 + version.id.rawValue.utf8.count)
+        var record = ByteWriter(capacity: 64 + version.id.utf8Count)
         record.appendIdentifier(version.id)
         let predecessors = version.predecessorIds
         record.append(UInt8(predecessors.count))
@@ -114,9 +114,9 @@ struct ExchangeBatchFile: Sendable {
 
     private static func estimatedSize(of change: Value.Change) -> Int {
         switch change {
-        case .insert(let value), .update(let value): return value.data.count + value.id.rawValue.utf8.count + 50
-        case .remove(let id), .preserveRemoval(let id): return id.rawValue.utf8.count + 2
-        case .preserve(let reference): return reference.valueId.rawValue.utf8.count + reference.storedVersionId.rawValue.utf8.count + 3
+        case .insert(let value), .update(let value): return value.data.count + value.id.utf8Count + 50
+        case .remove(let id), .preserveRemoval(let id): return id.utf8Count + 2
+        case .preserve(let reference): return reference.valueId.utf8Count + reference.storedVersionId.utf8Count + 3
         }
     }
 
@@ -270,7 +270,7 @@ enum ExchangeLogRecord {
 
     /// The record naming the batch with SHA-256 `digest`, which holds `versionIds`.
     static func encode(digest: [UInt8], versionIds: [Version.ID]) -> Data {
-        var writer = ByteWriter(capacity: 2 + digest.count + versionIds.reduce(10) { $0 + $1.rawValue.utf8.count + 2 })
+        var writer = ByteWriter(capacity: 2 + digest.count + versionIds.reduce(10) { $0 + $1.utf8Count + 2 })
         writer.append(contentsOf: batchOpening)
         writer.append(contentsOf: digest)
         writer.appendVarint(UInt64(versionIds.count))

@@ -42,6 +42,12 @@ enum HostileIdentifiers {
         Case(label: "../x", identifier: "../x"),
         Case(label: "%00", identifier: "%00"),
         Case(label: "slash and backslash", identifier: "/\\"),
+        // The same UUID in either case, mixed case and with a NUL: a UUID is held in memory
+        // as its 128 bits and its letter case, so each must stay an identifier of its own.
+        Case(label: "UUID upper", identifier: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"),
+        Case(label: "UUID lower", identifier: "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"),
+        Case(label: "UUID mixed", identifier: "0a1b2c3d-4E5F-6071-8293-a4b5c6d7e8f9"),
+        Case(label: "UUID with NUL", identifier: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8\0"),
     ]
 
     /// Version identifiers, in the order of a chain: `W\0a` and `W\0b` first (two versions).
@@ -59,6 +65,8 @@ enum HostileIdentifiers {
         Case(label: "emoji", identifier: "🧪\u{200D}🔥"),
         Case(label: "empty", identifier: ""),
         Case(label: "10,000 characters", identifier: String(repeating: "v", count: 10_000)),
+        Case(label: "UUID upper", identifier: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"),
+        Case(label: "UUID lower", identifier: "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"),
     ]
 
     /// Writes the hostile history into `store`: the first version inserts every value (its

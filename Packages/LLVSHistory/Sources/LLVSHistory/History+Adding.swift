@@ -70,25 +70,22 @@ extension History {
             links[offset] = resolved
         }
 
-        // Generations in one pass when every predecessor comes before its successors (a log
-        // read in order), else in topological order; a version left over is on a cycle.
-        let generations: [Int32]
-        if predecessorsComeFirst {
-            var inOrder = [Int32](repeating: 0, count: batch.count)
-            for offset in batch.indices {
-                func generation(ofIndex index: Int32) -> Int32 {
-                    index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : inOrder[Int(index) - firstNewIndex])
-                }
-                inOrder[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
-            }
-            generations = inOrder
-        } else if let sorted = topologicalGenerations(links: links, firstNewIndex: firstNewIndex) {
-            generations = sorted
-        } else {
+        // Generations in one pass over the batch in order when every predecessor comes before
+        // its successors (a log read in order), else in topological order; a version left
+        // out of that order is on a cycle.
+        let order = predecessorsComeFirst ? Array(batch.indices) : topologicalOrder(links: links, firstNewIndex: firstNewIndex)
+        guard order.count == batch.count else {
             undoIndexing()
-            let placed = Set(topologicalOrder(links: links, firstNewIndex: firstNewIndex))
+            let placed = Set(order)
             let stuck = batch.indices.filter { !placed.contains($0) }.map { batch[$0].id }
             throw Error.cycle(through: Array(stuck.sorted().prefix(10)))
+        }
+        var generations = [Int32](repeating: 0, count: batch.count)
+        func generation(ofIndex index: Int32) -> Int32 {
+            index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : generations[Int(index) - firstNewIndex])
+        }
+        for offset in order {
+            generations[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
         }
 
         // Everything is valid: commit. Reserve room only for a batch that at least doubles
@@ -114,21 +111,6 @@ extension History {
                 if Int(predecessor) < firstNewIndex { headIdentifiers.remove(nodes[Int(predecessor)].version.id) }
             }
         }
-    }
-
-    /// The generations of a batch's versions, computed in topological order (Kahn's
-    /// algorithm), or nil when some are on a cycle.
-    private func topologicalGenerations(links: [(first: Int32, second: Int32)], firstNewIndex: Int) -> [Int32]? {
-        let order = topologicalOrder(links: links, firstNewIndex: firstNewIndex)
-        guard order.count == links.count else { return nil }
-        var generations = [Int32](repeating: 0, count: links.count)
-        func generation(ofIndex index: Int32) -> Int32 {
-            index < 0 ? 0 : (Int(index) < firstNewIndex ? nodes[Int(index)].generation : generations[Int(index) - firstNewIndex])
-        }
-        for offset in order {
-            generations[offset] = 1 + Swift.max(generation(ofIndex: links[offset].first), generation(ofIndex: links[offset].second))
-        }
-        return generations
     }
 
     /// The offsets of a batch's versions with every predecessor before its successors;

@@ -98,11 +98,8 @@ private struct ReadRecords: Sendable {
     /// The sequence number of the first record (in log order) whose bytes do not match its
     /// checksum, or nil.
     func firstRecordFailingItsChecksum() -> Int? {
-        let partCount = count >= Self.parallelRecordCount ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
-        let partLength = (count + partCount - 1) / partCount
         let failures = Locked<[Int]>([])
-        DispatchQueue.concurrentPerform(iterations: partCount) { part in
-            let range = min(part * partLength, count)..<min((part + 1) * partLength, count)
+        ParallelParts.forEach(in: count, parallelFrom: Self.parallelRecordCount) { range in
             if let failure = firstFailure(in: range) { failures.withLock { $0.append(failure) } }
         }
         return failures.withLock { $0.min() }.map { sequences[$0] }

@@ -215,57 +215,38 @@ struct DecodedRecords {
     /// - Throws: ``StoreError/corruptVersionRecord(reason:)`` for the first record (in log
     ///   order) that does not decode.
     init(decoding records: [Data]) throws(StoreError) {
-        let partCount = records.count >= Self.parallelRecordCount ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
-        guard partCount > 1 else {
-            try append(records[...])
-            return
-        }
         // Each part decodes straight into its range of the two arrays: parts of their own,
         // made on other threads, would be freed into those threads' heaps and stay resident.
-        let partLength = (records.count + partCount - 1) / partCount
+        // Failures and decoded counts are keyed by where their part starts.
         let failures = Locked<[Int: StoreError]>([:])
         var decodedRoots: [NodeReference?] = []
         versions = [Version](unsafeUninitializedCapacity: records.count) { versionBuffer, versionCount in
             decodedRoots = [NodeReference?](unsafeUninitializedCapacity: records.count) { rootBuffer, rootCount in
                 let destination = DecodingDestination(versions: versionBuffer, roots: rootBuffer)
-                let initialized = Locked<[Int: Int]>([:])
-                DispatchQueue.concurrentPerform(iterations: partCount) { part in
-                    let range = min(part * partLength, records.count)..<min((part + 1) * partLength, records.count)
+                let decoded = Locked<[Int: Int]>([:])
+                ParallelParts.forEach(in: records.count, parallelFrom: Self.parallelRecordCount) { range in
                     var index = range.lowerBound
                     do throws(StoreError) {
                         while index < range.upperBound {
-                            let record = try VersionRecord.decode(records[index])
-                            destination.initialize(at: index, with: record)
+                            destination.initialize(at: index, with: try VersionRecord.decode(records[index]))
                             index += 1
                         }
                     } catch {
-                        failures.withLock { $0[part] = error }
+                        failures.withLock { $0[range.lowerBound] = error }
                     }
-                    initialized.withLock { $0[part] = index - range.lowerBound }
+                    decoded.withLock { $0[range.lowerBound] = index - range.lowerBound }
                 }
                 if failures.withLock({ $0.isEmpty }) {
                     (versionCount, rootCount) = (records.count, records.count)
                 } else {
                     // Nothing is kept: release what the parts decoded.
-                    for (part, count) in initialized.withLock({ $0 }) {
-                        destination.deinitialize(part * partLength..<(part * partLength + count))
-                    }
+                    for (start, count) in decoded.withLock({ $0 }) { destination.deinitialize(start..<(start + count)) }
                     (versionCount, rootCount) = (0, 0)
                 }
             }
         }
         roots = decodedRoots
         if let (_, failure) = failures.withLock({ $0 }).min(by: { $0.key < $1.key }) { throw failure }
-    }
-
-    private mutating func append(_ records: ArraySlice<Data>) throws(StoreError) {
-        versions.reserveCapacity(versions.count + records.count)
-        roots.reserveCapacity(roots.count + records.count)
-        for record in records {
-            let decodedRecord = try VersionRecord.decode(record)
-            versions.append(decodedRecord.version)
-            roots.append(decodedRecord.root)
-        }
     }
 }
 

@@ -12,8 +12,8 @@ import LLVSZones
 /// read from the zone and checked against its hash again), and both zones through a
 /// ``FailureRememberingZone``.
 struct StoreVerifier {
-    let history: History
     let state: StoreEngine.State
+    var history: History { state.history }
     let map: Map
     let values: FailureRememberingZone
     private(set) var report = StoreVerificationReport()
@@ -21,7 +21,6 @@ struct StoreVerifier {
     private var readReferences: Set<ReferenceFingerprint> = []
 
     init(state: StoreEngine.State, zones: StoreZones) {
-        self.history = state.history
         self.state = state
         self.map = Map(zone: FailureRememberingZone(zones.maps))
         self.values = FailureRememberingZone(zones.values)
