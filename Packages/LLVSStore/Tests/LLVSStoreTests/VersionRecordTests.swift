@@ -58,6 +58,22 @@ import Testing
         }
     }
 
+    /// Empty logs decoded on several threads at once share nothing. (Decoding one into
+    /// `unsafeUninitializedCapacity: 0` wrote the standard library's shared empty-array
+    /// storage, which the thread sanitizer reported as a race in CI.)
+    @Test func emptyLogsDecodeOnManyThreadsAtOnce() throws {
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<2_000 {
+                guard let decoded = try? DecodedRecords(decoding: []), decoded.versions.isEmpty, decoded.roots.isEmpty else {
+                    failures.withLock { $0 += 1 }
+                    continue
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+    }
+
     @Test func truncatedOrPaddedRecordsAreCorrupt() async {
         await propertyCheck(count: 500, input: zip(Self.records, Gen.int(in: 0...200))) { record, cut in
             let bytes = record.encoded()
