@@ -244,7 +244,7 @@ let modules: [Module] = [
 
     // Packages/LLVSKeyValue
     Module(name: "LLVSKeyValue", kind: .library, package: "LLVSKeyValue",
-           local: ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: [grdb]),
+           local: ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: [grdb, sqliteAPI]),
     Module(name: "LLVSKeyValueTests", kind: .test, package: "LLVSKeyValue",
            local: ["LLVSKeyValue", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSTesting"], external: [propertyBased]),
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import LLVSCore
 
 /// The full-text index of a database's text values: an SQLite FTS5 table (in a file beside
@@ -174,11 +175,14 @@ final class SearchIndex: Sendable {
                     FROM kv_text_fts JOIN kv_text ON kv_text.id = kv_text_fts.rowid
                     WHERE kv_text_fts MATCH ?
                     """)
+                // The columns are read through the C API while the cursor stands on their row:
+                // GRDB's `withUnsafeData` wraps each in a `Data`, two allocations per row.
                 let rows = try Row.fetchCursor(statement, arguments: [query])
-                while let row = try rows.next() {
-                    let scope = try row.withUnsafeData(atIndex: 0) { hits.append($0) }
-                    let key = try row.withUnsafeData(atIndex: 1) { hits.append($0) }
-                    hits.add(scope: scope, key: key, rank: try row.decode(Double.self, atIndex: 2))
+                let columns = statement.sqliteStatement
+                while try rows.next() != nil {
+                    let scope = hits.append(column: 0, of: columns)
+                    let key = hits.append(column: 1, of: columns)
+                    hits.add(scope: scope, key: key, rank: sqlite3_column_double(columns, 2))
                 }
             }
             return hits.keysByRank()
@@ -205,10 +209,12 @@ final class SearchIndex: Sendable {
 /// and rank. Sorting them compares bytes in place, with no string made or retained per
 /// comparison; strings are made once per key found.
 struct SearchHits {
-    /// A byte range of ``bytes``.
+    /// A byte range of ``bytes``, with its first eight bytes (zero-padded) as a big-endian
+    /// integer: spans whose prefixes differ are in the order of their prefixes.
     struct Span {
         var start: Int
         var count: Int
+        var prefix: UInt64
     }
 
     /// One matching text.
@@ -222,11 +228,21 @@ struct SearchHits {
     private var bytes: [UInt8] = []
     private var hits: [Hit] = []
 
-    /// Appends `data` (nil for none) to the buffer; returns where it is.
-    mutating func append(_ data: Data?) -> Span {
+    /// Appends the bytes of the BLOB in `column` of the row `statement` stands on (none for
+    /// NULL) to the buffer; returns where they are.
+    mutating func append(column: Int32, of statement: OpaquePointer) -> Span {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let blob = sqlite3_column_blob(statement, column) else { return Span(start: bytes.count, count: 0, prefix: 0) }
+        return append(UnsafeRawBufferPointer(start: blob, count: count))
+    }
+
+    /// Appends `source` to the buffer; returns where it is.
+    mutating func append(_ source: UnsafeRawBufferPointer) -> Span {
         let start = bytes.count
-        if let data { data.withUnsafeBytes { bytes.append(contentsOf: $0) } }
-        return Span(start: start, count: bytes.count - start)
+        bytes.append(contentsOf: source)
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < source.count ? source[index] : 0) }
+        return Span(start: start, count: source.count, prefix: prefix)
     }
 
     /// Records a matching text of the key at `scope` and `key`.
@@ -256,6 +272,9 @@ struct SearchHits {
 
     /// `memcmp` order of two spans, then shorter first.
     private static func compare(_ a: Span, _ b: Span, in buffer: UnsafeBufferPointer<UInt8>) -> Int {
+        // Zero padding orders a prefix like the shorter-first rule, so differing prefixes
+        // decide; equal ones may still hide a difference (`a` and `a\0`, or past byte 8).
+        if a.prefix != b.prefix { return a.prefix < b.prefix ? -1 : 1 }
         let common = min(a.count, b.count)
         if common > 0, let base = buffer.baseAddress {
             let order = memcmp(base + a.start, base + b.start, common)

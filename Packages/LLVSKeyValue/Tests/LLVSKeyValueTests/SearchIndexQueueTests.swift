@@ -153,4 +153,31 @@ import Testing
             #expect(copy == a && copy.hashValue == a.hashValue, "a key read back from its bytes is the same key")
         }
     }
+
+    /// Scopes and keys up to 24 UTF-8 bytes: longer than the eight-byte prefix that orders
+    /// most comparisons, with NULs that only the full comparison tells apart from padding.
+    static let longPart = Gen.unicodeScalar(in: "\u{0}"..."\u{36F}").map(Character.init).string(of: 0...12)
+
+    /// ``SearchHits`` lists each key once, by its best rank, then by scope and key as bytes:
+    /// the order of a plain reference sort, for hits with many equal ranks and shared prefixes.
+    @Test func searchHitsOrderKeysByBestRankThenBytes() async {
+        let hit = zip(Self.longPart, Self.longPart, Gen.int(in: 0...3))
+        await propertyCheck(count: 500, input: hit.array(of: 0...40)) { drawn in
+            var hits = SearchHits()
+            for (scope, key, rank) in drawn {
+                let scopeSpan = Array(scope.utf8).withUnsafeBytes { hits.append($0) }
+                let keySpan = Array(key.utf8).withUnsafeBytes { hits.append($0) }
+                hits.add(scope: scopeSpan, key: keySpan, rank: Double(rank))
+            }
+            var best: [ScopedKey: Int] = [:]
+            for (scope, key, rank) in drawn { best[ScopedKey(scope: scope, key: key)] = min(rank, best[ScopedKey(scope: scope, key: key)] ?? rank) }
+            let expected = best.sorted { a, b in
+                if a.value != b.value { return a.value < b.value }
+                let scopes = (Array(a.key.scope.utf8), Array(b.key.scope.utf8))
+                if scopes.0 != scopes.1 { return scopes.0.lexicographicallyPrecedes(scopes.1) }
+                return Array(a.key.key.utf8).lexicographicallyPrecedes(Array(b.key.key.utf8))
+            }.map(\.key)
+            #expect(hits.keysByRank() == expected)
+        }
+    }
 }
