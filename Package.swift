@@ -51,7 +51,8 @@ let traits: Set<Trait> = [
 let heap = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Store"]))
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLite"]))
-/// SQLite's C API as GRDB links it: the SQLite tests register a VFS of their own through it.
+/// SQLite's C API as GRDB links it: the version log and the search index read columns through it, the
+/// SQLite tests register a VFS of their own through it.
 let sqliteAPI = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: ["SQLite"]))
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 let generatorsPropertyBased = Target.Dependency.product(
@@ -184,7 +185,7 @@ let modules: [Module] = [
     Module(name: "LLVSMergeTests", kind: .test, package: "LLVSMerge", local: ["LLVSMerge", "LLVSCore"], external: [propertyBased]),
 
     // Packages/LLVSSQLite
-    Module(name: "LLVSSQLite", kind: .library, package: "LLVSSQLite", local: ["LLVSCore", "LLVSZones"], external: [grdb, crypto]),
+    Module(name: "LLVSSQLite", kind: .library, package: "LLVSSQLite", local: ["LLVSCore", "LLVSZones"], external: [grdb, sqliteAPI, crypto]),
     Module(name: "LLVSSQLiteTests", kind: .test, package: "LLVSSQLite", local: ["LLVSSQLite", "LLVSZones", "LLVSTesting"],
            external: [grdb, sqliteAPI, crypto, propertyBased]),
 

@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

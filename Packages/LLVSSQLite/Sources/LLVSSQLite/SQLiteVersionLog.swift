@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import LLVSCore
 import LLVSZones
 
@@ -42,23 +43,22 @@ final class SQLiteVersionLog: VersionLog {
         // checksums are compared afterwards, a long log's on every core.
         var read = ReadRecords()
         try database.read("read the version log of") { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT sequence, record, checksum FROM version_record WHERE sequence > ? ORDER BY sequence"),
-                                           arguments: [start])
-            while let row = try rows.next() {
-                guard let sequence = row.integer(at: 0).flatMap({ Int(exactly: $0) }) else {
+            // The columns are read through the C API while the cursor stands on their row:
+            // GRDB's `withUnsafeData` wraps each in a `Data`, two allocations per record.
+            let statement = try db.cachedStatement(sql: "SELECT sequence, record, checksum FROM version_record WHERE sequence > ? ORDER BY sequence")
+            let rows = try Row.fetchCursor(statement, arguments: [start])
+            let columns = statement.sqliteStatement
+            while try rows.next() != nil {
+                guard sqlite3_column_type(columns, 0) == SQLITE_INTEGER, let sequence = Int(exactly: sqlite3_column_int64(columns, 0)) else {
                     throw ZoneError.corrupt(path: database.path, reason: "a version record has no sequence number")
                 }
-                try row.withUnsafeData(atIndex: 1) { data in
-                    guard let data else {
-                        throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) has no data")
-                    }
-                    try row.withUnsafeData(atIndex: 2) { stored in
-                        guard let stored, stored.count == SQLiteRowChecksum.byteCount else {
-                            throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
-                        }
-                        read.append(sequence: sequence, record: data, checksum: stored)
-                    }
+                guard let record = Self.bytes(inColumn: 1, of: columns) else {
+                    throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) has no data")
                 }
+                guard let stored = Self.bytes(inColumn: 2, of: columns), stored.count == SQLiteRowChecksum.byteCount else {
+                    throw ZoneError.corrupt(path: database.path, reason: "version record \(sequence) fails its checksum (damaged row)")
+                }
+                read.append(sequence: sequence, record: record, checksum: stored)
             }
             // The pages just read would otherwise stay in this connection's page cache.
             if read.count >= Self.bulkReadRecordCount { try db.execute(sql: "PRAGMA shrink_memory") }
@@ -75,6 +75,17 @@ final class SQLiteVersionLog: VersionLog {
     }
 }
 
+extension SQLiteVersionLog {
+    /// The bytes of `column` in the row `statement` stands on (valid until the statement
+    /// moves), or nil when it is NULL.
+    fileprivate static func bytes(inColumn column: Int32, of statement: OpaquePointer) -> UnsafeRawBufferPointer? {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL else { return nil }
+        // `sqlite3_column_blob` first, then the count it produced (SQLite's rule).
+        let start = sqlite3_column_blob(statement, column)
+        return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(statement, column)))
+    }
+}
+
 /// The rows of a log read: the records' bytes in one buffer, and each record's range in it,
 /// sequence number and stored checksum.
 private struct ReadRecords: Sendable {
@@ -88,7 +99,7 @@ private struct ReadRecords: Sendable {
 
     var count: Int { ranges.count }
 
-    mutating func append(sequence: Int, record: Data, checksum: Data) {
+    mutating func append(sequence: Int, record: UnsafeRawBufferPointer, checksum: UnsafeRawBufferPointer) {
         ranges.append(bytes.count..<(bytes.count + record.count))
         bytes.append(contentsOf: record)
         sequences.append(sequence)

@@ -97,6 +97,31 @@ import Testing
         #expect(try zones.versions.records(after: .start).records == records)
     }
 
+    /// The log's columns as the C API reads them: an empty record (SQLite hands back no
+    /// pointer for an empty BLOB) comes back empty, a record stored as TEXT comes back as its
+    /// bytes, and a checksum of the wrong length or type is a damaged row.
+    @Test func logColumnsOfEveryTypeAndLengthAreReadOrNamed() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let records = [Data(), Data("text".utf8), Data([0, 1, 0])]
+        try zones.versions.append(records)
+        try Self.queue(in: directory).write { db in
+            try db.execute(sql: "UPDATE version_record SET record = CAST(record AS TEXT) WHERE sequence = 2")
+        }
+        #expect(try Self.queue(in: directory).read { try String.fetchOne($0, sql: "SELECT typeof(record) FROM version_record WHERE sequence = 2") } == "text")
+        #expect(try zones.versions.records(after: .start).records == records)
+        let path = directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path
+        for damage in ["x'0102'", "x''", "'a text checksum of thirty-two b'", "42"] {
+            let saved = try Self.queue(in: directory).read { try Data.fetchOne($0, sql: "SELECT checksum FROM version_record WHERE sequence = 3") }
+            try Self.queue(in: directory).write { db in try db.execute(sql: "UPDATE version_record SET checksum = \(damage) WHERE sequence = 3") }
+            #expect(throws: ZoneError.corrupt(path: path, reason: "version record 3 fails its checksum (damaged row)"), "checksum \(damage)") {
+                _ = try zones.versions.records(after: .start)
+            }
+            try Self.queue(in: directory).write { db in try db.execute(sql: "UPDATE version_record SET checksum = ? WHERE sequence = 3", arguments: [saved]) }
+        }
+        #expect(try zones.versions.records(after: .start).records == records)
+    }
+
     @Test func aDatabaseOfTheFirstSchemaIsUpgradedInPlace() throws {
         let directory = try TemporaryDirectory()
         // What LLVS wrote before identifiers became BLOBs and rows got checksums.
