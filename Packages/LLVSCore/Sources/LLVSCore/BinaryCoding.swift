@@ -58,6 +58,13 @@ public struct ByteWriter: Sendable {
             bytes.append(contentsOf: utf8)
         }
     }
+
+    /// Appends an identifier as a varint length followed by its UTF-8 bytes, formatting a
+    /// UUID straight into the buffer.
+    public mutating func appendIdentifier<Identifier: CompactStringIdentifier>(_ identifier: Identifier) {
+        appendVarint(UInt64(identifier.storage.utf8Count))
+        identifier.storage.appendUTF8(to: &bytes)
+    }
 }
 
 /// Reads what ``ByteWriter`` writes, checking every bound: malformed or truncated input

@@ -89,6 +89,21 @@ public struct IdentifierStorage: Hashable, Comparable, Sendable {
         }
     }
 
+    /// Appends the UTF-8 bytes to `bytes` (a UUID formatted in place, without a temporary).
+    public func appendUTF8(to bytes: inout [UInt8]) {
+        switch form {
+        case .string(var string):
+            string.withUTF8 { bytes.append(contentsOf: $0) }
+        case let .uuid(high, low, lowercase):
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: Self.uuidByteCount))
+            bytes.withUnsafeMutableBytes { all in
+                Self.formatUUID(high: high, low: low, lowercase: lowercase,
+                                into: UnsafeMutableRawBufferPointer(rebasing: all[start..<(start + Self.uuidByteCount)]))
+            }
+        }
+    }
+
     /// Compares the UTF-8 bytes lexicographically: negative, zero or positive.
     public func compare(_ other: IdentifierStorage) -> Int {
         switch (form, other.form) {
@@ -179,20 +194,32 @@ public struct IdentifierStorage: Hashable, Comparable, Sendable {
         }
     }
 
-    /// Writes the 36 bytes of a UUID string into `buffer`.
+    /// Writes the 36 bytes of a UUID string into `buffer`: the digits of `high` and `low`,
+    /// most significant first, with dashes after the 8th, 12th, 16th and 20th.
     static func formatUUID(high: UInt64, low: UInt64, lowercase: Bool, into buffer: UnsafeMutableRawBufferPointer) {
-        let letterBase: UInt8 = lowercase ? 0x57 : 0x37
-        var digits = 0
-        for index in 0..<uuidByteCount {
-            if isDashPosition(index) {
-                buffer[index] = 0x2D
-                continue
+        // A digit is `0` plus its value, and a letter 7 (upper case) or 39 (lower) more.
+        let letterOffset: UInt8 = lowercase ? 0x27 : 0x07
+        var index = 0
+        func write(_ word: UInt64, digits: Range<Int>) {
+            for digit in digits {
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * digit)) & 0x0F
+                buffer[index] = 0x30 &+ nibble &+ (nibble > 9 ? letterOffset : 0)
+                index += 1
             }
-            let word = digits < 16 ? high : low
-            let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (digits & 15))) & 0x0F
-            buffer[index] = nibble < 10 ? 0x30 + nibble : letterBase + nibble
-            digits += 1
         }
+        func dash() {
+            buffer[index] = 0x2D
+            index += 1
+        }
+        write(high, digits: 0..<8)
+        dash()
+        write(high, digits: 8..<12)
+        dash()
+        write(high, digits: 12..<16)
+        dash()
+        write(low, digits: 0..<4)
+        dash()
+        write(low, digits: 4..<16)
     }
 }
 

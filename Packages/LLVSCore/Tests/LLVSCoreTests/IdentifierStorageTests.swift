@@ -77,12 +77,21 @@ import LLVSCore
         }
     }
 
+    static func encodedGenerically<Identifier: StringIdentifier>(_ identifier: Identifier) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.appendIdentifier(identifier)
+        return writer.bytes
+    }
+
     @Test func binaryEncodingIsTheStringEncoding() async {
         await propertyCheck(count: 1_000, input: Self.nearUUID) { string in
             var asString = ByteWriter(), asIdentifier = ByteWriter()
             asString.appendString(string)
             asIdentifier.appendIdentifier(Version.ID(string))
             #expect(asString.bytes == asIdentifier.bytes)
+            // The generic path (through `withUTF8`) writes the same bytes as the compact one
+            // (a UUID formatted straight into the buffer).
+            #expect(Self.encodedGenerically(Value.ID(string)) == asString.bytes)
             var reader = ByteReader(asIdentifier.data)
             let read = try reader.readIdentifier(Version.ID.self)
             #expect(read == Version.ID(string))

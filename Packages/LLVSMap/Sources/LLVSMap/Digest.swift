@@ -70,6 +70,12 @@ public struct Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: &bigEndianWords) { Array($0) }
     }
 
+    /// Appends the 32 bytes, most significant first, without making an array of them.
+    public func append(to writer: inout ByteWriter) {
+        var bigEndianWords = (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)
+        withUnsafeBytes(of: &bigEndianWords) { writer.append(contentsOf: $0) }
+    }
+
     /// 64 lower-case hex digits.
     public var hex: String {
         var bigEndianWords = (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)

@@ -77,7 +77,13 @@ enum MapNode: Sendable {
     /// or child hashes and counts — and not the child locations appended after it, so a
     /// subtree has one hash wherever its nodes are stored.
     func encoded() -> (bytes: Data, hash: Digest) {
-        var writer = ByteWriter()
+        // Room for UUID identifiers (37 bytes with their length) and short varints, so that
+        // the usual node is written without the buffer growing.
+        var writer: ByteWriter
+        switch self {
+        case .leaf(let entries): writer = ByteWriter(capacity: 4 + entries.count * 76)
+        case .interior(_, let children): writer = ByteWriter(capacity: 3 + children.count * 75)
+        }
         switch self {
         case .leaf(let entries):
             writer.append(Self.leafTag)
@@ -93,7 +99,7 @@ enum MapNode: Sendable {
             writer.append(UInt8(bitmap >> 8))
             writer.append(UInt8(bitmap & 0xFF))
             for child in children {
-                writer.append(contentsOf: child.hash.bytes)
+                child.hash.append(to: &writer)
                 writer.appendVarint(UInt64(child.count))
             }
             let hash = Digest(hashing: writer.bytes)
