@@ -220,14 +220,14 @@ import Testing
         let damaged = try #require(try llvs.succeed(["put", "b", String(repeating: "y", count: 2_000), "--json"] + store).object()["version"] as? String)
         try llvs.succeed(["verify"] + store)
 
-        // Overwrite the middle of the value data the second version stored (in the values
-        // zone's pack segment, which the second `put` process wrote).
-        let values = scratch.url.appendingPathComponent("s/store/values")
-        let segments = try #require(FileManager.default.enumerator(atPath: values.path)?.compactMap { $0 as? String }
+        // Overwrite the middle of the value data the second version stored (in the pack
+        // segment the second `put` process wrote).
+        let storeURL = scratch.url.appendingPathComponent("s/store")
+        let segments = try #require(FileManager.default.enumerator(atPath: storeURL.path)?.compactMap { $0 as? String }
             .filter { $0.hasSuffix(".seg") })
         var damagedOne = false
         for segment in segments {
-            let url = values.appendingPathComponent(segment)
+            let url = storeURL.appendingPathComponent(segment)
             var bytes = try Data(contentsOf: url)
             guard let run = bytes.range(of: Data(repeating: UInt8(ascii: "y"), count: 2_000)) else { continue }
             bytes.replaceSubrange((run.lowerBound + 1_000)..<(run.lowerBound + 1_064), with: Data(repeating: 0x5A, count: 64))

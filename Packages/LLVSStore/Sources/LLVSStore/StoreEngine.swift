@@ -158,25 +158,17 @@ final class StoreEngine: Sendable {
 }
 
 extension StoreEngine {
-    /// Stores a version's value items and map nodes in their zones; on two threads at once
-    /// when the backend asks for it and both are non-empty, so that the file backend's
-    /// fsyncs of the two packs overlap (the file system can commit them together).
+    /// Stores a version's value items and map nodes in their zones, durably. A backend with
+    /// ``StoreZones/batchWriting`` (the file backend) writes both and then waits for the disk
+    /// once: its two zones share one pack segment, so that is one `fdatasync`.
     func storeItems(values: [ZoneItem], maps: [ZoneItem]) throws {
-        guard zones.writesZonesConcurrently, !values.isEmpty, !maps.isEmpty else {
+        guard let batchWriting = zones.batchWriting else {
             try zones.values.store(values)
             try zones.maps.store(maps)
             return
         }
-        let (valueZone, mapZone) = (zones.values, zones.maps)
-        let failures = Locked<[any Error]>([])
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            do {
-                if index == 0 { try valueZone.store(values) } else { try mapZone.store(maps) }
-            } catch {
-                failures.withLock { $0.append(error) }
-            }
-        }
-        if let failure = failures.withLock({ $0.first }) { throw failure }
+        try batchWriting.storeWithoutWaiting(values: values, maps: maps)
+        try batchWriting.makeDurable()
     }
 }
 

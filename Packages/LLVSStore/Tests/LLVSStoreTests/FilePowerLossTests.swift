@@ -74,6 +74,33 @@ import Glibc
         }
     }
 
+    /// A version of the file backend costs two `fdatasync`s: its value pack and map pack
+    /// together in the shared segment, then its log record (issue 22; with a segment per
+    /// zone it was three, which ext4 serialises even on two threads).
+    @Test func aVersionCostsTwoSyncs() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store(rootDirectoryURL: directory.url, storage: FileStorage())
+        // The first version creates the segments and preallocates their space.
+        var head = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("warm", "up")]).id
+        let syncs = Locked<[String]>([])
+        let prefix = directory.url.resolvingSymlinksInPath().path + "/"
+        POSIXFile.syncObserver.withLock { observer in
+            observer = { _, path in
+                guard let path, path.hasPrefix(prefix) else { return }
+                syncs.withLock { $0.append(String(path.dropFirst(prefix.count))) }
+            }
+        }
+        defer { POSIXFile.syncObserver.withLock { $0 = nil } }
+        for index in 0..<10 {
+            head = try store.makeVersion(basedOnPredecessor: head, inserting: [value("key \(index)", "value \(index)")],
+                                         updating: [value("warm", "update \(index)")]).id
+        }
+        POSIXFile.syncObserver.withLock { $0 = nil }
+        let synced = syncs.withLock { $0 }
+        #expect(synced.count == 20, "\(synced)")
+        #expect(synced.filter { $0.hasPrefix("packs/") }.count == 10 && synced.filter { $0.hasPrefix("versions/") }.count == 10, "\(synced)")
+    }
+
     @Test func everyAcknowledgedVersionSurvives() throws {
         let directory = try TemporaryDirectory()
         let disk = try DurableDisk(root: directory.url)

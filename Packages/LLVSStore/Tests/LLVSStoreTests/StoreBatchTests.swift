@@ -59,8 +59,8 @@ import Testing
 /// The test that counts syncs sets the process-wide sync hook, as the power-loss tests do:
 /// it belongs to their serialized suite, so that the two never set the hook at once.
 extension FilePowerLossTests {
-    /// On the file backend, a batch of versions costs a few syncs, not three per version.
-    @Test func aFileBatchSyncsEachZoneAndTheLogOnce() throws {
+    /// On the file backend, a batch of versions costs two syncs, not two per version.
+    @Test func aFileBatchSyncsThePackSegmentAndTheLogOnce() throws {
         let (_, shipped) = try StoreBatchTests.shippedHistory()
         let target = try TestStore(.file)
         // A first version creates and preallocates the segments, so that only the batch's
@@ -78,7 +78,7 @@ extension FilePowerLossTests {
         defer { POSIXFile.syncObserver.withLock { $0 = nil } }
         try target.store.addVersions(shipped)
         POSIXFile.syncObserver.withLock { $0 = nil }
-        #expect(syncs.withLock { $0 } == 3, "values, maps and the log: one sync each for \(shipped.count) versions")
+        #expect(syncs.withLock { $0 } == 2, "the shared pack segment and the log: one sync each for \(shipped.count) versions")
         #expect(try target.reopened().queryHistory { $0.count } == shipped.count + 1)
     }
 }

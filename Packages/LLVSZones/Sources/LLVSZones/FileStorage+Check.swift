@@ -2,7 +2,7 @@ import Foundation
 
 extension FileStorage {
     /// Reads every file of the store at `root` and returns what is damaged: each pack (in
-    /// a pack segment or, in a store of format 1, a file of its own) is decoded and checked
+    /// a shared or zone pack segment or, in a store of format 1, a file of its own) is decoded and checked
     /// against its SHA-256 (packs no version refers to included), and each pack segment and
     /// version log segment must end with a whole record.
     /// Readers ignore an incomplete or failing final record (a write cut short by a crash,
@@ -33,9 +33,10 @@ extension FileStorage {
                 }
             }
         }
-        for zone in ["values", "maps"] {
-            let segmentsURL = root.appendingPathComponent(zone, isDirectory: true)
-                .appendingPathComponent(PackSegment.directoryName, isDirectory: true)
+        let segmentDirectories = ["values", "maps"].map {
+            root.appendingPathComponent($0, isDirectory: true).appendingPathComponent(PackSegment.directoryName, isDirectory: true)
+        } + [root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true)]
+        for segmentsURL in segmentDirectories {
             let names = (try? fileManager.contentsOfDirectory(atPath: segmentsURL.path)) ?? []
             for name in names.sorted() where PackSegment.isSegmentName(name) {
                 let path = segmentsURL.appendingPathComponent(name).path

@@ -31,15 +31,19 @@ extension FileStorage: SnapshotCapable {
             entryCount += 1
             try sink(writer.data)
         }
-        for zone in ["values", "maps"] {
+        let sharedSegments = root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true)
+        for (zone, tag) in [("values", PackSegment.ZoneTag.values), ("maps", .maps)] {
             let zoneDirectory = root.appendingPathComponent(zone, isDirectory: true)
             // Packs in segments go into the archive as packs of their own, each under the
-            // name a format-1 store gives it (later packs of a version numbered after it).
+            // name a format-1 store gives it (later packs of a version numbered after it):
+            // the zone's own segments first, then its records in the shared ones.
             var emittedNames: Set<String> = []
-            let segments = zoneDirectory.appendingPathComponent(PackSegment.directoryName, isDirectory: true)
-            for name in try Self.listing(of: segments) where PackSegment.isSegmentName(name) {
-                let path = segments.appendingPathComponent(name).path
-                let scan = try PackSegment.scan(path: path, from: 0)
+            let zoneSegments = zoneDirectory.appendingPathComponent(PackSegment.directoryName, isDirectory: true)
+            let segments = try Self.listing(of: zoneSegments).filter(PackSegment.isSegmentName).map { (zoneSegments, $0, PackSegment.Layout.zone) }
+                + Self.listing(of: sharedSegments).filter(PackSegment.isSegmentName).map { (sharedSegments, $0, PackSegment.Layout.shared) }
+            for (directory, name, layout) in segments {
+                let path = directory.appendingPathComponent(name).path
+                let scan = try PackSegment.scan(path: path, from: 0, layout: layout, zone: tag)
                 if let damage = scan.damage { throw ZoneError.corrupt(path: path, reason: damage) }
                 for entry in scan.entries {
                     let base = "\(zone)/\(FileNaming.shardName(for: entry.version))/\(FileNaming.directoryName(for: entry.version))"

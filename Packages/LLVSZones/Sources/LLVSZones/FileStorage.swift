@@ -5,24 +5,27 @@ import LLVSCore
 /// (SPEC.md, "File storage").
 ///
 /// ```
-/// <root>/llvs-store.json                     {"format":"llvs-file-store","formatVersion":2}
-/// <root>/values/segments/<random>.seg        value data: packs appended by one writer
-/// <root>/maps/segments/<random>.seg          map index nodes, likewise
+/// <root>/llvs-store.json                     {"format":"llvs-file-store","formatVersion":3}
+/// <root>/packs/<random>.seg                  value data and map nodes: packs appended by one writer
 /// <root>/versions/<random>.log               version records, a segment per writer
+/// <root>/values/segments/<random>.seg        (format 2, and restored snapshots) one zone's packs
+/// <root>/maps/segments/<random>.seg          likewise
 /// ```
 ///
 /// Append-only (nothing written is changed afterwards), crash-safe (a version is visible
 /// only once its record is in the log, and its packs are durable before that) and safe for
-/// several processes sharing the directory. A new version costs two appends made durable
-/// together (its value pack and map pack, with `fdatasync`s on two threads) and one append
-/// to the log: no file is created per version. Stores of format 1, which kept a file per
-/// pack (`<zone>/<shard>/<name>.pack`), are read as they are and marked format 2 when
-/// opened, after which versions LLVS wrote before segments cannot open them.
+/// several processes sharing the directory. A new version costs one append of its value
+/// pack and map pack to the writer's shared segment, made durable with one `fdatasync`, and
+/// one append to the log with another: no file is created per version. Stores of format 2
+/// (a segment per zone) and format 1 (a file per pack, `<zone>/<shard>/<name>.pack`) are
+/// read as they are and marked format 3 when opened, after which versions of LLVS that
+/// wrote those formats cannot open them.
 public struct FileStorage: Storage {
     /// The name of the marker file that identifies a store directory and its format.
     public static let markerFileName = "llvs-store.json"
-    /// The format this version of LLVS writes. Format 1 (a file per pack) is still read.
-    public static let formatVersion = 2
+    /// The format this version of LLVS writes. Formats 1 (a file per pack) and 2 (a pack
+    /// segment per zone) are still read.
+    public static let formatVersion = 3
     /// The default ``cacheByteLimit``: 8 MiB of packs per zone.
     public static let defaultCacheByteLimit = 8 << 20
 
@@ -31,6 +34,7 @@ public struct FileStorage: Storage {
         var formatVersion: Int
         static let current = Marker(format: "llvs-file-store", formatVersion: FileStorage.formatVersion)
         static let packFiles = Marker(format: "llvs-file-store", formatVersion: 1)
+        static let zoneSegments = Marker(format: "llvs-file-store", formatVersion: 2)
     }
 
     /// How many bytes of packs each of the two zones may keep in memory (counted as the
@@ -42,8 +46,8 @@ public struct FileStorage: Storage {
         self.cacheByteLimit = cacheByteLimit
     }
 
-    /// Opens (creating if needed) the file store at `rootDirectoryURL`, with its `values`,
-    /// `maps` and `versions` directories.
+    /// Opens (creating if needed) the file store at `rootDirectoryURL`, with its `packs`,
+    /// `values`, `maps` and `versions` directories.
     ///
     /// - Throws: ``ZoneError/unsupportedFormat(path:found:)`` when the directory holds a
     ///   store of another kind or format, ``ZoneError/io(operation:path:reason:)`` when it
@@ -58,7 +62,7 @@ public struct FileStorage: Storage {
         try checkOrWriteMarker(in: root)
         // The three directories are made at open, as the reference's file zones make theirs,
         // so a store that cannot be written fails here rather than at its first version.
-        for name in ["values", "maps", "versions"] {
+        for name in [PackSegment.sharedDirectoryName, "values", "maps", "versions"] {
             let directory = root.appendingPathComponent(name, isDirectory: true)
             _ = try POSIXFile.createDirectory(directory)
             var isDirectory: ObjCBool = false
@@ -66,14 +70,16 @@ public struct FileStorage: Storage {
                 throw ZoneError.io(operation: "create directory", path: directory.path, reason: "a file that is not a directory is in the way")
             }
         }
-        let values = FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit)
-        let maps = FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit)
+        let shared = SharedPackSegment(directoryURL: root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true))
+        let values = FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit,
+                              shared: (shared, .values))
+        let maps = FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit,
+                            shared: (shared, .maps))
         return StoreZones(
             values: values,
             maps: maps,
             versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true), preallocating: true),
-            writesZonesConcurrently: true,
-            batchWriting: FileBatchWriting(values: values, maps: maps),
+            batchWriting: FileBatchWriting(values: values, maps: maps, shared: shared),
             checkStoredBytes: { Self.checkStoredBytes(root: root) })
     }
 
@@ -83,11 +89,12 @@ public struct FileStorage: Storage {
             guard let marker = try? CanonicalJSON.decode(Marker.self, from: data) else {
                 throw ZoneError.unsupportedFormat(path: root.path, found: "unreadable \(Self.markerFileName)")
             }
-            guard marker == .current || marker == .packFiles else {
+            guard marker == .current || marker == .packFiles || marker == .zoneSegments else {
                 throw ZoneError.unsupportedFormat(path: root.path, found: "\(marker.format) version \(marker.formatVersion)")
             }
-            guard marker == .packFiles else { return }
-            // From now on packs go into segments, which LLVS of format 1 would not see.
+            guard marker != .current else { return }
+            // From now on packs go into shared segments, which LLVS of formats 1 and 2 would
+            // not see.
         }
         do {
             try POSIXFile.writeAtomically(try CanonicalJSON.encode(Marker.current), to: url)
@@ -99,19 +106,25 @@ public struct FileStorage: Storage {
     }
 }
 
-/// The file backend's ``BatchWriting``: packs appended without `fdatasync`, then one sync
-/// per zone segment.
+/// The file backend's ``BatchWriting``: both zones' packs appended to the store's shared
+/// segment without `fdatasync`, then made durable with one.
 struct FileBatchWriting: BatchWriting {
     let values: FileZone
     let maps: FileZone
+    let shared: SharedPackSegment
 
     func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
-        if !valueItems.isEmpty { try values.store(valueItems, waitingForTheDisk: false) }
-        if !mapItems.isEmpty { try maps.store(mapItems, waitingForTheDisk: false) }
+        let valuePacks = try values.newPacks(for: valueItems)
+        let mapPacks = try maps.newPacks(for: mapItems)
+        guard !valuePacks.isEmpty || !mapPacks.isEmpty else { return }
+        let records = valuePacks.map { PackSegment.Record(zone: .values, pack: $0.bytes) }
+            + mapPacks.map { PackSegment.Record(zone: .maps, pack: $0.bytes) }
+        let (path, offsets) = try shared.append(records, syncing: false)
+        try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)))
+        try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)))
     }
 
     func makeDurable() throws {
-        try values.makeDurable()
-        try maps.makeDurable()
+        try shared.makeDurable()
     }
 }

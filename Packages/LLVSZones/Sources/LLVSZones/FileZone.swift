@@ -2,9 +2,11 @@ import Foundation
 import LLVSCore
 
 /// A zone in a directory (SPEC.md, "File storage"). Each `store` call appends its packs,
-/// one per version, to this zone object's own pack segment (``PackSegment``) with one
-/// write and one `fdatasync`, and never changes a pack afterwards; several processes may
-/// share the directory, each appending to segments of its own.
+/// one per version, to a pack segment of this writer's (``PackSegment``) with one write and
+/// one `fdatasync`, and never changes a pack afterwards; several processes may share the
+/// directory, each appending to segments of its own. The zones of a ``FileStorage`` share
+/// one segment, in the store's `packs` directory, so that a commit writes both zones' packs
+/// with one sync; a zone made on its own appends to a segment in its directory.
 ///
 /// Readers keep an index of where each version's packs lie, built from the segments'
 /// record headers on first use and extended when a version is not found (another process
@@ -18,15 +20,25 @@ public final class FileZone: Zone {
 
     private let cache: Locked<PackCache>
     private let index = Locked(SegmentIndex())
-    /// The segment this zone object appends to, created on its first write.
+    /// The segment of this zone's own that it appends to when it shares none, created on its
+    /// first write.
     private let writer = Locked<PackSegment.Writer?>(nil)
+    /// The segment this zone shares with the other zone of its store, and its tag there.
+    private let shared: (segment: SharedPackSegment, zone: PackSegment.ZoneTag)?
 
     /// Creates a zone in `directoryURL` (created on first write), caching up to
     /// `cacheByteLimit` bytes of packs in memory.
-    public init(directoryURL: URL, cacheByteLimit: Int = FileStorage.defaultCacheByteLimit) {
+    public convenience init(directoryURL: URL, cacheByteLimit: Int = FileStorage.defaultCacheByteLimit) {
+        self.init(directoryURL: directoryURL, cacheByteLimit: cacheByteLimit, shared: nil)
+    }
+
+    /// A zone of a file store, appending to (and reading the `zone` records of) the shared
+    /// segments in `shared`'s directory.
+    init(directoryURL: URL, cacheByteLimit: Int, shared: (segment: SharedPackSegment, zone: PackSegment.ZoneTag)?) {
         self.directoryURL = directoryURL
         self.segmentsURL = directoryURL.appendingPathComponent(PackSegment.directoryName, isDirectory: true)
         self.cache = Locked(PackCache(byteLimit: cacheByteLimit))
+        self.shared = shared
     }
 
     private let segmentsURL: URL
@@ -42,10 +54,11 @@ public final class FileZone: Zone {
     }
 
     /// Makes every pack appended without waiting for the disk durable (one `fdatasync` of
-    /// this zone's segment, if anything is pending).
+    /// the segment written, if anything is pending).
     ///
     /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment is given up then.
     func makeDurable() throws {
+        if let shared { return try shared.segment.makeDurable() }
         try writer.withLock { writer in
             guard let current = writer, current.hasUnsyncedWrites else { return }
             do {
@@ -60,37 +73,58 @@ public final class FileZone: Zone {
     /// ``store(_:)``, optionally returning before the packs are durable (``makeDurable()``
     /// then makes them so).
     func store(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
-        var groups: [Version.ID: [(key: ZoneReference.Key, data: Data)]] = [:]
-        for item in items {
-            groups[item.reference.version, default: []].append((item.reference.key, item.data))
-        }
-        var versions: [Version.ID] = []
-        var packs: [Data] = []
-        for (version, group) in groups {
-            let existing = try self.packs(of: version, lookingForLaterPacks: false)
-            let missing = existing.isEmpty ? group : group.filter { item in !existing.contains { $0.data(for: item.key) != nil } }
-            guard !missing.isEmpty else { continue }
-            versions.append(version)
-            packs.append(PackFile.encode(version: version, items: missing))
-        }
+        let packs = try newPacks(for: items)
         guard !packs.isEmpty else { return }
-        let (segment, path, offsets) = try writer.withLock { (writer) throws -> (String, String, [Int]) in
+        if let shared {
+            let (path, offsets) = try shared.segment.append(packs.map { PackSegment.Record(zone: shared.zone, pack: $0.bytes) },
+                                                             syncing: waitingForTheDisk)
+            try didAppend(packs, toSegmentAt: path, offsets: offsets)
+            return
+        }
+        let (path, offsets) = try writer.withLock { (writer) throws -> (String, [Int]) in
             if writer == nil {
-                let created = try PackSegment.Writer(in: segmentsURL)
-                index.withLock { $0.adopt(ownSegment: created.name) }
+                let created = try PackSegment.Writer(in: segmentsURL, layout: .zone)
+                index.withLock { $0.adopt(ownSegment: created.path) }
                 writer = created
             }
-            guard let current = writer else { return ("", "", []) }
+            guard let current = writer else { return ("", []) }
             do {
-                return (current.name, current.path, try current.append(packs, syncing: waitingForTheDisk))
+                return (current.path, try current.append(packs.map { PackSegment.Record(zone: .values, pack: $0.bytes) }, syncing: waitingForTheDisk))
             } catch {
                 writer = nil // a failed append may leave a torn record: continue in a new segment
                 throw error
             }
         }
+        try didAppend(packs, toSegmentAt: path, offsets: offsets)
+    }
+
+    /// The packs that storing `items` appends: one per version, of the keys not already
+    /// stored for it.
+    ///
+    /// - Throws: ``ZoneError`` when a version's packs cannot be read.
+    func newPacks(for items: [ZoneItem]) throws -> [(version: Version.ID, bytes: Data)] {
+        var groups: [Version.ID: [(key: ZoneReference.Key, data: Data)]] = [:]
+        for item in items {
+            groups[item.reference.version, default: []].append((item.reference.key, item.data))
+        }
+        var packs: [(version: Version.ID, bytes: Data)] = []
+        for (version, group) in groups {
+            let existing = try self.packs(of: version, lookingForLaterPacks: false)
+            let missing = existing.isEmpty ? group : group.filter { item in !existing.contains { $0.data(for: item.key) != nil } }
+            guard !missing.isEmpty else { continue }
+            packs.append((version, PackFile.encode(version: version, items: missing)))
+        }
+        return packs
+    }
+
+    /// Indexes packs this zone's writer appended to the segment at `path` (at `offsets`),
+    /// and keeps them at hand for reads.
+    ///
+    /// - Throws: ``ZoneError`` if a pack just encoded does not decode (a bug).
+    func didAppend(_ packs: [(version: Version.ID, bytes: Data)], toSegmentAt path: String, offsets: [Int]) throws {
         let cacheLimit = cache.withLock { $0.byteLimit } / 8
-        for ((version, bytes), offset) in zip(zip(versions, packs), offsets) {
-            let location = index.withLock { $0.add(version, segment: segment, offset: offset, count: bytes.count) }
+        for ((version, bytes), offset) in zip(packs, offsets) {
+            let location = index.withLock { $0.add(version, segment: path, offset: offset, count: bytes.count) }
             // Keep a new pack at hand for reads, unless it is so large that it would push
             // out most of the cache (a bulk import); such a pack is read back when needed.
             if bytes.count <= cacheLimit {
@@ -114,7 +148,7 @@ public final class FileZone: Zone {
                 // Another process may have added a later pack for this version.
                 let found = try packs(of: reference.version, lookingForLaterPacks: true).lazy.compactMap { $0.data(for: reference.key) }.first
                 if found == nil, let (path, reason) = index.withLock({ $0.damage.min { $0.key < $1.key } }) {
-                    throw ZoneError.corrupt(path: segmentsURL.appendingPathComponent(path).path, reason: reason)
+                    throw ZoneError.corrupt(path: path, reason: reason)
                 }
                 results.append(found)
             }
@@ -130,9 +164,7 @@ public final class FileZone: Zone {
     public func segmentLocations(of version: Version.ID) throws -> [(path: String, offset: Int, count: Int)] {
         try refreshIndex()
         return index.withLock { index in
-            index.locations(of: version).map { location in
-                (segmentsURL.appendingPathComponent(index.segmentNames[Int(location.segment)]).path, location.offset, location.count)
-            }
+            index.locations(of: version).map { location in (index.segmentPaths[Int(location.segment)], location.offset, location.count) }
         }
     }
 
@@ -147,9 +179,9 @@ public final class FileZone: Zone {
     // MARK: Packs on disk
 
     /// Reads the records appended to segments since the last scan (all of them the first
-    /// time), by this process's other zone objects or other processes.
+    /// time), by this process's other zone objects or other processes: the zone's own
+    /// segments (format 2 and restored snapshots), then the shared ones.
     private func refreshIndex() throws {
-        let segments = segmentsURL
         let zone = directoryURL
         try index.withLock { index in
             if !index.isLoaded {
@@ -157,15 +189,27 @@ public final class FileZone: Zone {
                     .contains { $0 != PackSegment.directoryName && !$0.hasPrefix(".") }
                 index.isLoaded = true
             }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: segments.path) else { return }
-            for name in names.sorted() where PackSegment.isSegmentName(name) && !index.ownSegments.contains(name) {
-                let scanned = try PackSegment.scan(path: segments.appendingPathComponent(name).path, from: index.scannedTo[name] ?? 0)
-                for entry in scanned.entries {
-                    index.add(entry.version, segment: name, offset: entry.offset, count: entry.count)
-                }
-                index.scannedTo[name] = scanned.end
-                if let damage = scanned.damage, index.damage[name] == nil { index.damage[name] = damage }
+            try scanSegments(in: segmentsURL, layout: .zone, zone: .values, into: &index)
+            if let shared {
+                try scanSegments(in: shared.segment.directoryURL, layout: .shared, zone: shared.zone, into: &index) { shared.segment.wrote($0) }
             }
+        }
+    }
+
+    /// Scans the segments in `directory` (except this zone's own, and those `isWritten`
+    /// says this store wrote) from where the last scan stopped, adding the records of `zone`.
+    private func scanSegments(in directory: URL, layout: PackSegment.Layout, zone: PackSegment.ZoneTag, into index: inout SegmentIndex,
+                              isWritten: (String) -> Bool = { _ in false }) throws {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names.sorted() where PackSegment.isSegmentName(name) {
+            let path = directory.appendingPathComponent(name).path
+            guard !index.ownSegments.contains(path), !isWritten(path) else { continue }
+            let scanned = try PackSegment.scan(path: path, from: index.scannedTo[path] ?? 0, layout: layout, zone: zone)
+            for entry in scanned.entries {
+                index.add(entry.version, segment: path, offset: entry.offset, count: entry.count)
+            }
+            index.scannedTo[path] = scanned.end
+            if let damage = scanned.damage, index.damage[path] == nil { index.damage[path] = damage }
         }
     }
 
@@ -177,8 +221,8 @@ public final class FileZone: Zone {
             return cached
         }
         if lookingForLaterPacks || !index.withLock({ $0.isLoaded }) { try refreshIndex() }
-        let (locations, hasLegacyPacks, names) = index.withLock { index in
-            (index.locations(of: version), index.hasLegacyPacks, index.segmentNames)
+        let (locations, hasLegacyPacks, paths) = index.withLock { index in
+            (index.locations(of: version), index.hasLegacyPacks, index.segmentPaths)
         }
         let known = cache.withLock { $0.packNames(of: version) }
         if hasLegacyPacks {
@@ -193,7 +237,7 @@ public final class FileZone: Zone {
             }
         }
         for location in locations where !known.contains(location.cacheName) {
-            let path = segmentsURL.appendingPathComponent(names[Int(location.segment)]).path
+            let path = paths[Int(location.segment)]
             let bytes = try PackSegment.readPack(path: path, offset: location.offset, count: location.count)
             guard bytes.count == location.count else {
                 throw ZoneError.corrupt(path: path, reason: "the pack at offset \(location.offset) is cut short")
@@ -234,9 +278,9 @@ public final class FileZone: Zone {
     }
 }
 
-/// Where each version's packs lie in a zone's segments.
+/// Where each version's packs lie in a zone's segments (named by their paths).
 struct SegmentIndex: Sendable {
-    /// A pack's place: segment number (into ``segmentNames``), offset and length.
+    /// A pack's place: segment number (into ``segmentPaths``), offset and length.
     struct Location: Sendable, Hashable {
         var segment: Int32
         var offset: Int
@@ -248,7 +292,7 @@ struct SegmentIndex: Sendable {
     var isLoaded = false
     /// Whether the zone holds format-1 pack files (written before segments).
     var hasLegacyPacks = false
-    var segmentNames: [String] = []
+    var segmentPaths: [String] = []
     private var numbers: [String: Int32] = [:]
     /// How far each other writer's segment has been scanned.
     var scannedTo: [String: Int] = [:]
@@ -266,20 +310,20 @@ struct SegmentIndex: Sendable {
         return [first] + (laterLocations[version] ?? [])
     }
 
-    mutating func adopt(ownSegment name: String) {
-        ownSegments.insert(name)
+    mutating func adopt(ownSegment path: String) {
+        ownSegments.insert(path)
     }
 
-    /// Records a pack of `version` and returns its location.
+    /// Records a pack of `version` in the segment at `path` and returns its location.
     @discardableResult
-    mutating func add(_ version: Version.ID, segment name: String, offset: Int, count: Int) -> Location {
+    mutating func add(_ version: Version.ID, segment path: String, offset: Int, count: Int) -> Location {
         let number: Int32
-        if let known = numbers[name] {
+        if let known = numbers[path] {
             number = known
         } else {
-            number = Int32(truncatingIfNeeded: segmentNames.count)
-            segmentNames.append(name)
-            numbers[name] = number
+            number = Int32(truncatingIfNeeded: segmentPaths.count)
+            segmentPaths.append(path)
+            numbers[path] = number
         }
         let location = Location(segment: number, offset: offset, count: count)
         if firstLocations[version] == nil {

@@ -6,21 +6,59 @@ import Glibc
 import Darwin
 #endif
 
-/// Pack segments: the append-only files a file zone writes its packs into, one per writer
-/// (SPEC.md, "Pack segments"), as the version log has a segment per writer.
+/// Pack segments: the append-only files the file zones write their packs into, one per
+/// writer (SPEC.md, "File storage"), as the version log has a segment per writer.
 ///
-/// Layout: `"LLVSPSG1"`, then records of `u64 little-endian length` followed by that many
-/// bytes of one pack (the ``PackFile`` layout, which names its version and ends with its
-/// own SHA-256). A writer appends a whole `store` call with one write and one `fdatasync`;
-/// a process killed meanwhile leaves at most a torn final record, which no version refers
-/// to (its log record is appended only after the sync), and which readers skip.
+/// Two layouts (``Layout``). A shared segment (`"LLVSPSG2"`, `<root>/packs/`, format 3)
+/// holds the packs of both zones: records of `u64 little-endian length`, a zone byte (0
+/// values, 1 maps) and that many bytes of one pack (the ``PackFile`` layout, which names its
+/// version and ends with its own SHA-256). A zone segment (`"LLVSPSG1"`,
+/// `<zone>/segments/`, format 2 and restored snapshots) holds one zone's packs, without the
+/// zone byte. A writer appends a whole commit with one write and one `fdatasync`; a process
+/// killed meanwhile leaves at most a torn final record, which no version refers to (its log
+/// record is appended only after the sync), and which readers skip.
 enum PackSegment {
-    static let magic = Array("LLVSPSG1".utf8)
-    /// The folder of segments inside a zone directory.
+    /// The magic of a zone segment.
+    static let magic = Layout.zone.magic
+    /// The folder of zone segments inside a zone directory.
     static let directoryName = "segments"
+    /// The folder of shared segments inside a store directory.
+    static let sharedDirectoryName = "packs"
     static let fileExtension = ".seg"
     /// The length prefix of a record.
     static let lengthCount = 8
+
+    /// How a segment frames its records.
+    struct Layout: Sendable, Equatable {
+        let magic: [UInt8]
+        /// Whether a zone byte follows each record's length (a segment shared by both zones).
+        let tagsZones: Bool
+
+        /// The bytes before a record's pack: its length and, when tagged, its zone.
+        var headerCount: Int { PackSegment.lengthCount + (tagsZones ? 1 : 0) }
+
+        /// One zone's segment (`<zone>/segments/`).
+        static let zone = Layout(magic: Array("LLVSPSG1".utf8), tagsZones: false)
+        /// A segment of both zones' packs (`<root>/packs/`).
+        static let shared = Layout(magic: Array("LLVSPSG2".utf8), tagsZones: true)
+
+        /// The layout whose magic `bytes` start with, or nil.
+        static func of(magic bytes: some Collection<UInt8>) -> Layout? {
+            [zone, shared].first { bytes.elementsEqual($0.magic) }
+        }
+    }
+
+    /// The zone byte of a shared segment's record.
+    enum ZoneTag: UInt8, Sendable {
+        case values = 0
+        case maps = 1
+    }
+
+    /// A pack to append, with the zone it belongs to (ignored by a zone segment).
+    struct Record: Sendable {
+        var zone: ZoneTag
+        var pack: Data
+    }
 
     /// Whether `name` is a segment file name (not a temporary or hidden file).
     static func isSegmentName(_ name: String) -> Bool {
@@ -48,23 +86,27 @@ enum PackSegment {
     /// instead of copying them into one buffer.
     static let largeWriteCount = 1 << 20
 
-    /// The bytes that frame `packs` as records following a segment's magic.
-    static func encodeRecords(_ packs: [Data]) -> Data {
-        var bytes = Data(capacity: packs.reduce(0) { $0 + $1.count + lengthCount })
-        for pack in packs {
-            bytes.append(lengthPrefix(of: pack))
-            bytes.append(pack)
+    /// The bytes that frame `records` as records of a segment of `layout`, following its magic.
+    static func encodeRecords(_ records: [Record], layout: Layout) -> Data {
+        var bytes = Data(capacity: records.reduce(0) { $0 + $1.pack.count + layout.headerCount })
+        for record in records {
+            bytes.append(header(of: record, layout: layout))
+            bytes.append(record.pack)
         }
         return bytes
     }
 
-    /// The record length that precedes `pack`.
-    static func lengthPrefix(of pack: Data) -> Data {
-        withUnsafeBytes(of: UInt64(pack.count).littleEndian) { Data($0) }
+    /// The header that precedes a record's pack: its length, then (when tagged) its zone.
+    static func header(of record: Record, layout: Layout) -> Data {
+        var header = withUnsafeBytes(of: UInt64(record.pack.count).littleEndian) { Data($0) }
+        if layout.tagsZones { header.append(record.zone.rawValue) }
+        return header
     }
 
     /// Reads the records of the segment at `path` from byte `start` (0: the segment's
-    /// start, before its magic), reading only each record's length and its pack's header.
+    /// start, before its magic), reading only each record's header and its pack's header,
+    /// and returns those of `zone` (every record, in a zone segment). The directory tells
+    /// the `layout`; the magic must agree.
     /// A record that runs past the end of the file is torn or still being written: the
     /// scan stops before it and a later scan continues there. A complete record whose
     /// header is not a pack's is damage, unless it is the last one (a crash can leave a
@@ -74,34 +116,37 @@ enum PackSegment {
     ///   ``ZoneError/corrupt(path:reason:)`` for a file that is not a pack segment.
     /// - Complexity: One read of the headers, in 256 KiB pieces; pack bodies larger than a
     ///   piece are skipped without reading.
-    static func scan(path: String, from start: Int) throws -> ScanResult {
+    static func scan(path: String, from start: Int, layout: Layout, zone: ZoneTag) throws -> ScanResult {
         let descriptor = try POSIXFile.openFile(path, flags: O_RDONLY, operation: "open segment")
         defer { _ = close(descriptor) }
         let size = try POSIXFile.size(of: descriptor, path: path)
         var reader = PieceReader(descriptor: descriptor, path: path, size: size)
         var offset = start
         if offset == 0 {
-            guard size >= magic.count else { return ScanResult(end: 0) } // still being created
-            guard try reader.bytes(at: 0, count: magic.count).elementsEqual(magic) else {
+            guard size >= layout.magic.count else { return ScanResult(end: 0) } // still being created
+            guard try reader.bytes(at: 0, count: layout.magic.count).elementsEqual(layout.magic) else {
                 throw ZoneError.corrupt(path: path, reason: "not a pack segment (bad magic)")
             }
-            offset = magic.count
+            offset = layout.magic.count
         }
         var result = ScanResult(end: offset)
-        while let (version, count) = try record(at: offset, size: size, reader: &reader) {
-            let packStart = offset + lengthCount
-            guard let version else {
+        while let found = try record(at: offset, size: size, layout: layout, reader: &reader) {
+            let packStart = offset + layout.headerCount
+            let next = packStart + found.count
+            guard let version = found.version else {
                 // A record that is not a pack is a torn one (a crash) or one still being
                 // written, unless a pack follows it: then it is damage, and the scan goes on
                 // after it (its length still frames it).
-                guard packStart + count < size, try record(at: packStart + count, size: size, reader: &reader)?.version != nil else { break }
+                guard next < size, try record(at: next, size: size, layout: layout, reader: &reader)?.version != nil else { break }
                 result.damage = result.damage ?? "the record at offset \(offset) is not a pack"
-                offset = packStart + count
+                offset = next
                 result.end = offset
                 continue
             }
-            result.entries.append(Entry(version: version, offset: packStart, count: count))
-            offset = packStart + count
+            if found.zone == zone || !layout.tagsZones {
+                result.entries.append(Entry(version: version, offset: packStart, count: found.count))
+            }
+            offset = next
             result.end = offset
         }
         return result
@@ -109,18 +154,25 @@ enum PackSegment {
 
     /// The record at `offset`: nil at the end of the records (the end of the file, a zero
     /// length, which is where preallocated space starts, or a length running past the end of
-    /// the file); otherwise its length and its pack's version, nil when it is not a pack.
-    private static func record(at offset: Int, size: Int, reader: inout PieceReader) throws -> (version: Version.ID?, count: Int)? {
-        guard size - offset >= lengthCount else { return nil }
+    /// the file); otherwise its pack's length, zone (of a shared segment) and version, the
+    /// version nil when the record is not a pack (or names no zone).
+    private static func record(at offset: Int, size: Int, layout: Layout,
+                               reader: inout PieceReader) throws -> (version: Version.ID?, zone: ZoneTag?, count: Int)? {
+        guard size - offset >= layout.headerCount else { return nil }
         let lengthBytes = try reader.bytes(at: offset, count: lengthCount)
         let length = lengthBytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let packStart = offset + lengthCount
+        let packStart = offset + layout.headerCount
         guard length > 0, length <= UInt64(size - packStart) else { return nil }
         let count = Int(length)
+        var zone: ZoneTag?
+        if layout.tagsZones {
+            zone = try reader.bytes(at: offset + lengthCount, count: 1).first.flatMap(ZoneTag.init(rawValue:))
+            guard zone != nil else { return (nil, nil, count) }
+        }
         guard let span = PackFile.versionSpan(inPrefix: Array(try reader.bytes(at: packStart, count: min(count, PackFile.versionPrefixCount)))),
-              span.upperBound <= count else { return (nil, count) }
+              span.upperBound <= count else { return (nil, zone, count) }
         let bytes = try reader.bytes(at: packStart + span.lowerBound, count: span.count)
-        return (String(validating: bytes, as: UTF8.self).map(Version.ID.init), count)
+        return (String(validating: bytes, as: UTF8.self).map(Version.ID.init), zone, count)
     }
 
     /// Checks a whole segment: every record must be complete and hold a pack that passes
@@ -132,7 +184,7 @@ enum PackSegment {
     static func check(_ bytes: Data, path: String) -> [StorageDamage] {
         let bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
         guard bytes.count > 0 else { return [] }
-        guard bytes.count >= magic.count, Array(bytes.prefix(magic.count)) == magic else {
+        guard bytes.count >= magic.count, let layout = Layout.of(magic: bytes.prefix(magic.count)) else {
             return [StorageDamage(reason: "\(path) is not a pack segment (bad magic)")]
         }
         var damage: [StorageDamage] = []
@@ -143,7 +195,7 @@ enum PackSegment {
                 break
             }
             let length = bytes[offset..<(offset + lengthCount)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            let packStart = offset + lengthCount
+            let packStart = offset + layout.headerCount
             if length == 0 {
                 // Preallocated space: zeros to the end, or a write cut short.
                 if bytes[offset...].contains(where: { $0 != 0 }) {
@@ -151,11 +203,16 @@ enum PackSegment {
                 }
                 break
             }
-            guard length <= UInt64(bytes.count - packStart) else {
+            guard packStart <= bytes.count, length <= UInt64(bytes.count - packStart) else {
                 damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)"))
                 break
             }
             let pack = bytes[packStart..<(packStart + Int(length))]
+            if layout.tagsZones, ZoneTag(rawValue: bytes[offset + lengthCount]) == nil {
+                damage.append(StorageDamage(reason: "\(path): the record at offset \(offset) names no zone (byte \(bytes[offset + lengthCount]))"))
+                offset = packStart + Int(length)
+                continue
+            }
             do {
                 _ = try PackFile(decoding: pack, path: "\(path) at offset \(packStart)")
             } catch {
@@ -221,7 +278,7 @@ enum PackSegment {
         init(in directory: URL) throws {
             url = directory.appendingPathComponent(".tmp-\(POSIXFile.uniqueName())")
             descriptor = try POSIXFile.openFile(url.path, flags: O_WRONLY | O_CREAT | O_EXCL | O_APPEND, operation: "create segment")
-            try append(raw: Data(PackSegment.magic))
+            try append(raw: Data(Layout.zone.magic))
         }
 
         deinit {
@@ -232,7 +289,7 @@ enum PackSegment {
         ///
         /// - Throws: ``ZoneError/io(operation:path:reason:)``.
         func append(_ pack: Data) throws {
-            try append(raw: PackSegment.encodeRecords([pack]))
+            try append(raw: PackSegment.encodeRecords([Record(zone: .values, pack: pack)], layout: .zone))
         }
 
         private func append(raw bytes: Data) throws {
@@ -247,7 +304,7 @@ enum PackSegment {
         }
     }
 
-    /// The segment a zone appends to: created on its first write, given up after a failed
+    /// The segment a writer appends to: created on its first write, given up after a failed
     /// write (whose torn tail then stays the segment's last record).
     ///
     /// Space is preallocated in steps of ``preallocationStep`` by writing zeros and syncing
@@ -256,22 +313,24 @@ enum PackSegment {
     /// (which on this project's ext4 costs a second write and wait per sync). Readers take a
     /// zero length for the end of the records.
     final class Writer: @unchecked Sendable {
-        // Unchecked: used only under the owning zone's writer lock.
+        // Unchecked: used only under its owner's writer lock.
         let name: String
         let path: String
+        let layout: Layout
         private let descriptor: Int32
         private(set) var end: Int
         private var allocated: Int
         static let preallocationStep = 1 << 20
 
-        /// Creates a new segment in `directory` (created, with its parent made durable, if
-        /// missing) and makes its magic and name durable.
+        /// Creates a new segment of `layout` in `directory` (created, with its parent made
+        /// durable, if missing) and makes its magic and name durable.
         ///
         /// - Throws: ``ZoneError/io(operation:path:reason:)``.
-        init(in directory: URL) throws {
+        init(in directory: URL, layout: Layout) throws {
             name = POSIXFile.uniqueName() + PackSegment.fileExtension
-            (descriptor, path) = try POSIXFile.createSegmentFile(named: name, in: directory, magic: PackSegment.magic)
-            end = PackSegment.magic.count
+            self.layout = layout
+            (descriptor, path) = try POSIXFile.createSegmentFile(named: name, in: directory, magic: layout.magic)
+            end = layout.magic.count
             allocated = end
         }
 
@@ -279,31 +338,31 @@ enum PackSegment {
             _ = close(descriptor)
         }
 
-        /// Writes `packs` at the end of the records with one write and (unless `syncing` is
-        /// false) makes them durable with one `fdatasync`; returns the offset of each pack's
-        /// bytes.
+        /// Writes `records` at the end of the records with one write and (unless `syncing`
+        /// is false) makes them durable with one `fdatasync`; returns the offset of each
+        /// pack's bytes.
         ///
         /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment must not be
         ///   written again then.
-        func append(_ packs: [Data], syncing: Bool = true) throws -> [Int] {
+        func append(_ records: [Record], syncing: Bool = true) throws -> [Int] {
             var offsets: [Int] = []
-            offsets.reserveCapacity(packs.count)
+            offsets.reserveCapacity(records.count)
             var position = end
-            for pack in packs {
-                offsets.append(position + PackSegment.lengthCount)
-                position += PackSegment.lengthCount + pack.count
+            for record in records {
+                offsets.append(position + layout.headerCount)
+                position += layout.headerCount + record.pack.count
             }
             if position - end <= PackSegment.largeWriteCount {
                 try preallocate(through: position)
-                try POSIXFile.writeAll(PackSegment.encodeRecords(packs), to: descriptor, path: path, at: end)
+                try POSIXFile.writeAll(PackSegment.encodeRecords(records, layout: layout), to: descriptor, path: path, at: end)
             } else {
                 // A large write (a bulk import) is not preallocated: zeros written first would
                 // double its I/O, and one metadata write is nothing beside it. Its packs are
                 // written where they go, not copied into one buffer first.
-                for (pack, offset) in zip(packs, offsets) {
-                    try POSIXFile.writeAll(PackSegment.lengthPrefix(of: pack),
-                                           to: descriptor, path: path, at: offset - PackSegment.lengthCount)
-                    try POSIXFile.writeAll(pack, to: descriptor, path: path, at: offset)
+                for (record, offset) in zip(records, offsets) {
+                    try POSIXFile.writeAll(PackSegment.header(of: record, layout: layout),
+                                           to: descriptor, path: path, at: offset - layout.headerCount)
+                    try POSIXFile.writeAll(record.pack, to: descriptor, path: path, at: offset)
                 }
             }
             end = position
@@ -327,7 +386,7 @@ enum PackSegment {
         /// length after them, where readers stop).
         private func preallocate(through needed: Int) throws {
             allocated = try POSIXFile.preallocate(descriptor, path: path, allocated: allocated,
-                                                  through: needed + PackSegment.lengthCount, step: Self.preallocationStep)
+                                                  through: needed + layout.headerCount, step: Self.preallocationStep)
         }
     }
 }

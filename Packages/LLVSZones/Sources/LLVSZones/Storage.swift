@@ -22,14 +22,11 @@ public struct StoreZones: Sendable {
     /// Set by a backend that can write all of a new version in one step; nil means the
     /// store writes the two zones and then the log, in that order.
     public var committer: (any VersionCommitting)?
-    /// Set by a backend whose zone writes wait for the disk (the file backend fsyncs each
-    /// pack and its directory): the store then writes a version's value items and map nodes
-    /// on two threads at once, so that their syncs overlap.
-    public var writesZonesConcurrently: Bool
     /// Set by a backend whose zone writes each wait for the disk and can instead wait once
-    /// for a run of them (the file backend: one `fdatasync` per zone for the run). The store
-    /// uses it to add many versions at once (``BatchWriting``); nil means each version is
-    /// written as usual.
+    /// for a run of them (the file backend: one `fdatasync` of its shared pack segment). The
+    /// store writes each version's value items and map nodes through it and waits once, and
+    /// adds many versions at once with it (``BatchWriting``); nil means the store writes the
+    /// two zones one after the other.
     public var batchWriting: (any BatchWriting)?
     /// Set by a backend that holds connections to release (SQLite): releases them, leaving
     /// the files complete on their own. Nil when there is nothing to release.
@@ -42,13 +39,12 @@ public struct StoreZones: Sendable {
 
     /// Groups the parts of a store's storage.
     public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil,
-                writesZonesConcurrently: Bool = false, batchWriting: (any BatchWriting)? = nil,
+                batchWriting: (any BatchWriting)? = nil,
                 close: (@Sendable () throws -> Void)? = nil, checkStoredBytes: (@Sendable () -> [StorageDamage])? = nil) {
         self.values = values
         self.maps = maps
         self.versions = versions
         self.committer = committer
-        self.writesZonesConcurrently = writesZonesConcurrently
         self.batchWriting = batchWriting
         self.close = close
         self.checkStoredBytes = checkStoredBytes

@@ -31,20 +31,109 @@ import Testing
         #expect(throws: ZoneError.self) { _ = try FileStorage().makeZones(rootDirectoryURL: directory.url.appendingPathComponent("file/store")) }
     }
 
-    /// A version's packs go into the zone's one pack segment: writing versions creates no
-    /// file per version.
+    /// A version's packs go into the store's one shared pack segment, the value packs and
+    /// map packs of every version alike: writing versions creates no file per version.
     @Test func versionsAreAppendedToOneSegmentPerWriter() throws {
         let directory = try TemporaryDirectory()
         let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
         for version in ["V1", "V2", "V3"] {
             try zones.values.store(Data(version.utf8), for: Self.reference("k", version))
+            try zones.maps.store(Data("node \(version)".utf8), for: Self.reference("n", version))
         }
-        let valuesURL = directory.url.appendingPathComponent("values")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: valuesURL.path) == ["segments"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: valuesURL.appendingPathComponent("segments").path).count == 1)
-        let fresh = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
-        #expect(try fresh.data(for: Self.reference("k", "V2")) == Data("V2".utf8))
-        #expect(try fresh.data(for: Self.reference("k", "V4")) == nil)
+        for zone in ["values", "maps"] {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent(zone).path) == [])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("packs").path).count == 1)
+        let fresh = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try fresh.values.data(for: Self.reference("k", "V2")) == Data("V2".utf8))
+        #expect(try fresh.maps.data(for: Self.reference("n", "V2")) == Data("node V2".utf8))
+        #expect(try fresh.values.data(for: Self.reference("k", "V4")) == nil)
+    }
+
+    /// The two zones' records share a segment but not their keys: the same reference in both
+    /// zones holds each zone's data, as written and as a fresh reader scans it, whether
+    /// stored one zone at a time or both at once (a commit).
+    @Test func eachZoneReadsOnlyItsOwnRecordsOfTheSharedSegment() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        try zones.values.store(Data("value".utf8), for: Self.reference("k", "V1"))
+        try zones.maps.store(Data("node".utf8), for: Self.reference("k", "V1"))
+        let batch = try #require(zones.batchWriting)
+        try batch.storeWithoutWaiting(values: [ZoneItem(reference: Self.reference("k", "V2"), data: Data("value 2".utf8))],
+                                      maps: [ZoneItem(reference: Self.reference("k", "V2"), data: Data("node 2".utf8)),
+                                             ZoneItem(reference: Self.reference("m", "V2"), data: Data("other".utf8))])
+        try batch.makeDurable()
+        for reader in [zones, try FileStorage().makeZones(rootDirectoryURL: directory.url)] {
+            #expect(try reader.values.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2"), Self.reference("m", "V2")])
+                    == [Data("value".utf8), Data("value 2".utf8), nil])
+            #expect(try reader.maps.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2"), Self.reference("m", "V2")])
+                    == [Data("node".utf8), Data("node 2".utf8), Data("other".utf8)])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("packs").path).count == 1)
+        #expect(FileStorage.checkStoredBytes(root: directory.url).isEmpty)
+    }
+
+    /// A record of a shared segment whose zone byte is neither 0 nor 1 is damage when a pack
+    /// follows it (reported, and skipped by both zones), and a torn write when it is last.
+    @Test func aRecordNamingNoZoneIsDamageOrATornWrite() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        try zones.values.store(Data("first".utf8), for: Self.reference("k", "V1"))
+        try zones.values.store(Data("second".utf8), for: Self.reference("k", "V2"))
+        let values = try #require(zones.values as? FileZone)
+        let first = try #require(try values.segmentLocations(of: "V1").first)
+        let second = try #require(try values.segmentLocations(of: "V2").first)
+        let url = URL(fileURLWithPath: first.path)
+        let original = try Data(contentsOf: url)
+
+        var bytes = original
+        bytes[first.offset - 1] = 7 // the zone byte of V1's record
+        try bytes.write(to: url)
+        let damaged = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try damaged.values.data(for: Self.reference("k", "V2")) == Data("second".utf8))
+        #expect(throws: ZoneError.corrupt(path: first.path, reason: "the record at offset \(first.offset - 9) is not a pack")) {
+            _ = try damaged.values.data(for: Self.reference("k", "V1"))
+        }
+        #expect(FileStorage.checkStoredBytes(root: directory.url).contains { $0.reason.contains("names no zone (byte 7)") })
+
+        bytes = original
+        bytes[second.offset - 1] = 0xFF // the zone byte of the last record
+        try bytes.write(to: url)
+        let torn = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try torn.values.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2")]) == [Data("first".utf8), nil])
+    }
+
+    /// A store of format 2 (a pack segment per zone) is read as it is, marked format 3 when
+    /// opened, and then written in a shared segment; both kinds of segment are read, and a
+    /// snapshot holds the packs of both.
+    @Test func aStoreOfFormatTwoIsReadAndContinuedInASharedSegment() throws {
+        let directory = try TemporaryDirectory()
+        let root = directory.url
+        try CanonicalJSON.encode(FileStorage.Marker.zoneSegments).write(to: root.appendingPathComponent(FileStorage.markerFileName))
+        try FileZone(directoryURL: root.appendingPathComponent("values")).store(Data("old".utf8), for: Self.reference("k", "V1"))
+        try FileZone(directoryURL: root.appendingPathComponent("maps")).store(Data("old node".utf8), for: Self.reference("n", "V1"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("values/segments").path).count == 1)
+
+        let zones = try FileStorage().makeZones(rootDirectoryURL: root)
+        let marker = try CanonicalJSON.decode(FileStorage.Marker.self, from: Data(contentsOf: root.appendingPathComponent(FileStorage.markerFileName)))
+        #expect(marker == .current && marker.formatVersion == 3)
+        #expect(try zones.values.data(for: Self.reference("k", "V1")) == Data("old".utf8))
+        try zones.values.store(Data("new".utf8), for: Self.reference("k", "V2"))
+        try zones.maps.store(Data("new node".utf8), for: Self.reference("n", "V2"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("packs").path).count == 1)
+        let fresh = try FileStorage().makeZones(rootDirectoryURL: root)
+        #expect(try fresh.values.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2")]) == [Data("old".utf8), Data("new".utf8)])
+        #expect(try fresh.maps.data(for: [Self.reference("n", "V1"), Self.reference("n", "V2")]) == [Data("old node".utf8), Data("new node".utf8)])
+        #expect(FileStorage.checkStoredBytes(root: root).isEmpty)
+
+        var archive = Data()
+        _ = try FileStorage().writeSnapshot(ofStoreAt: root, to: { archive.append($0) })
+        let copy = try TemporaryDirectory()
+        var pieces: Data? = archive
+        _ = try FileStorage().restoreSnapshot(intoStoreAt: copy.url, from: { defer { pieces = nil }; return pieces })
+        let restored = try FileStorage().makeZones(rootDirectoryURL: copy.url)
+        #expect(try restored.maps.data(for: [Self.reference("n", "V1"), Self.reference("n", "V2")]) == [Data("old node".utf8), Data("new node".utf8)])
+        #expect(try restored.values.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2")]) == [Data("old".utf8), Data("new".utf8)])
     }
 
     /// The pack of `version` in the values zone of the store at `root`.
@@ -125,7 +214,7 @@ import Testing
 
         let fresh = try FileStorage().makeZones(rootDirectoryURL: directory.url).values
         #expect(try fresh.data(for: Self.reference("k", "V2")) == Data("second".utf8))
-        #expect(throws: ZoneError.corrupt(path: pack.path, reason: "the record at offset \(pack.offset - 8) is not a pack")) {
+        #expect(throws: ZoneError.corrupt(path: pack.path, reason: "the record at offset \(pack.offset - 9) is not a pack")) {
             _ = try fresh.data(for: Self.reference("k", "V1"))
         }
         #expect(!FileStorage.checkStoredBytes(root: directory.url).isEmpty)

@@ -1,0 +1,65 @@
+import Foundation
+import LLVSCore
+
+/// The pack segment both zones of one opened file store append to (`<root>/packs/`, format
+/// 3), so that a version's value pack and map pack reach the disk with one write and one
+/// `fdatasync` instead of one each.
+///
+/// Its zones add the packs they write to their indexes as they write them, and never scan
+/// the segments this object wrote; other writers' shared segments they scan for records of
+/// their own zone.
+final class SharedPackSegment: Sendable {
+    /// The directory of shared segments.
+    let directoryURL: URL
+    private let writer = Locked<PackSegment.Writer?>(nil)
+    private let writtenPaths = Locked<Set<String>>([])
+
+    init(directoryURL: URL) {
+        self.directoryURL = directoryURL
+    }
+
+    /// Whether this object wrote the segment at `path` (its zones never scan it).
+    func wrote(_ path: String) -> Bool {
+        writtenPaths.withLock { $0.contains(path) }
+    }
+
+    /// Appends `records` with one write and, when `syncing`, one `fdatasync`, creating the
+    /// segment on the first write; returns the segment's path and each pack's offset.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)``; the next append starts a new
+    ///   segment then (a failed write may leave a torn record, which must stay the last).
+    func append(_ records: [PackSegment.Record], syncing: Bool) throws -> (path: String, offsets: [Int]) {
+        try writer.withLock { writer in
+            let current: PackSegment.Writer
+            if let existing = writer {
+                current = existing
+            } else {
+                current = try PackSegment.Writer(in: directoryURL, layout: .shared)
+                writtenPaths.withLock { _ = $0.insert(current.path) }
+                writer = current
+            }
+            do {
+                return (current.path, try current.append(records, syncing: syncing))
+            } catch {
+                writer = nil
+                throw error
+            }
+        }
+    }
+
+    /// Makes every record appended without syncing durable (one `fdatasync`, if any is
+    /// pending).
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment is given up then.
+    func makeDurable() throws {
+        try writer.withLock { writer in
+            guard let current = writer, current.hasUnsyncedWrites else { return }
+            do {
+                try current.sync()
+            } catch {
+                writer = nil
+                throw error
+            }
+        }
+    }
+}
