@@ -114,14 +114,27 @@ struct FileBatchWriting: BatchWriting {
     let shared: SharedPackSegment
 
     func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
-        let valuePacks = try values.newPacks(for: valueItems)
+        var valuePacks = try values.newPacks(for: valueItems)
+        if valuePacks.reduce(0, { $0 + $1.bytes.count }) > PackSegment.largeWriteCount {
+            // A bulk version: its value packs are written (and their bytes let go) before its
+            // map packs are made, so that the two are never in memory together.
+            try append(valuePacks, of: values, zone: .values)
+            valuePacks = []
+        }
         let mapPacks = try maps.newPacks(for: mapItems)
         guard !valuePacks.isEmpty || !mapPacks.isEmpty else { return }
+        // Usually one write for both zones.
         let records = valuePacks.map { PackSegment.Record(zone: .values, pack: $0.bytes) }
             + mapPacks.map { PackSegment.Record(zone: .maps, pack: $0.bytes) }
         let (path, offsets) = try shared.append(records, syncing: false)
         try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)))
         try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)))
+    }
+
+    /// Appends one zone's packs to the shared segment without syncing, and indexes them.
+    private func append(_ packs: [(version: Version.ID, bytes: Data)], of zone: FileZone, zone tag: PackSegment.ZoneTag) throws {
+        let (path, offsets) = try shared.append(packs.map { PackSegment.Record(zone: tag, pack: $0.bytes) }, syncing: false)
+        try zone.didAppend(packs, toSegmentAt: path, offsets: offsets)
     }
 
     func makeDurable() throws {

@@ -73,6 +73,25 @@ import Testing
         #expect(FileStorage.checkStoredBytes(root: directory.url).isEmpty)
     }
 
+    /// A bulk commit (value packs over 1 MiB) writes its value packs before making its map
+    /// packs; both zones read everything back, from the writer and from a fresh reader.
+    @Test func aBulkCommitWritesItsValuePacksFirstAndKeepsEverything() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        let big = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let values = (0..<3).map { ZoneItem(reference: Self.reference("k\($0)", "V"), data: big + Data([UInt8($0)])) }
+        let maps = (0..<3).map { ZoneItem(reference: Self.reference("n\($0)", "V"), data: Data("node \($0)".utf8)) }
+        let batch = try #require(zones.batchWriting)
+        try batch.storeWithoutWaiting(values: values, maps: maps)
+        try batch.makeDurable()
+        for reader in [zones, try FileStorage().makeZones(rootDirectoryURL: directory.url)] {
+            #expect(try reader.values.data(for: values.map(\.reference)) == values.map(\.data))
+            #expect(try reader.maps.data(for: maps.map(\.reference)) == maps.map(\.data))
+            #expect(try reader.maps.data(for: values.map(\.reference)) == [nil, nil, nil])
+        }
+        #expect(FileStorage.checkStoredBytes(root: directory.url).isEmpty)
+    }
+
     /// A record of a shared segment whose zone byte is neither 0 nor 1 is damage when a pack
     /// follows it (reported, and skipped by both zones), and a torn write when it is last.
     @Test func aRecordNamingNoZoneIsDamageOrATornWrite() throws {
