@@ -49,6 +49,7 @@ extension Map {
             // letting the changes go before the nodes are made.
             let entries = keyed.compactMap(\.entry)
             keyed = []
+            builder.keepsDecodedLeaves = entries.count <= NodeBuilder.bulkEntryCount
             newRoot = builder.build(entries, depth: 0)
         } else {
             newRoot = try apply(root, depth: 0, changes: keyed[...], builder: &builder, overlay: overlay)
@@ -187,6 +188,12 @@ struct ChangeOrder {
 struct NodeBuilder {
     let location: Version.ID
     private(set) var nodes: [Digest: EncodedNode] = [:]
+    /// Whether the leaves built keep their decoded form beside their bytes (see
+    /// ``EncodedNode/node``): not in a bulk build, whose leaves only ever go to storage.
+    var keepsDecodedLeaves = true
+
+    /// New maps of more entries than this are bulk builds.
+    static let bulkEntryCount = 1 << 16
 
     init(location: Version.ID) {
         self.location = location
@@ -223,7 +230,9 @@ struct NodeBuilder {
     /// Encodes a node and records it as new.
     mutating func emit(_ node: MapNode) -> NodeReference {
         let (bytes, hash) = node.encoded()
-        nodes[hash] = EncodedNode(hash: hash, bytes: bytes, node: node)
+        var kept: MapNode? = node
+        if case .leaf = node, !keepsDecodedLeaves { kept = nil }
+        nodes[hash] = EncodedNode(hash: hash, bytes: bytes, node: kept)
         return NodeReference(hash: hash, location: location, count: node.count)
     }
 
@@ -236,7 +245,7 @@ struct NodeBuilder {
         while let reference = stack.popLast() {
             guard reference.location == location, let node = nodes[reference.hash], seen.insert(reference.hash).inserted else { continue }
             result.append(node)
-            if case .interior(_, let children) = node.node { stack.append(contentsOf: children) }
+            if case .interior(_, let children)? = node.node { stack.append(contentsOf: children) }
         }
         return result
     }

@@ -88,7 +88,9 @@ public final class Map: Sendable {
     /// written together with other items of its version).
     public func remember(_ update: MapUpdate) {
         cache.withLock { cache in
-            for node in update.newNodes { cache.insert(node.node, for: node.hash) }
+            for node in update.newNodes {
+                if let decoded = node.node { cache.insert(decoded, for: node.hash) }
+            }
         }
     }
 
@@ -97,7 +99,8 @@ public final class Map: Sendable {
     /// The node at `reference`: from `pending` (nodes of an update being built), the
     /// overlay, the cache, or the zone (verified against its hash).
     func node(_ reference: NodeReference, overlay: MapOverlay?, pending: [Digest: EncodedNode]? = nil) throws(MapError) -> MapNode {
-        if let node = pending?[reference.hash]?.node ?? overlay?.node(reference.hash) { return node }
+        if let pending = pending?[reference.hash] { return try pending.decoded() }
+        if let node = overlay?.node(reference.hash) { return node }
         if let node = cache.withLock({ $0.node(reference.hash) }) { return node }
         let bytes: Data?
         do {
@@ -121,7 +124,18 @@ public struct EncodedNode: Sendable {
     public let hash: Digest
     /// The node's stored bytes.
     public let bytes: Data
-    let node: MapNode
+    /// The node decoded, kept beside its bytes for the cache; nil for the leaves of a bulk
+    /// build (a new map of many entries), whose copies of the entries would double its memory.
+    let node: MapNode?
+
+    /// The node, decoded from ``bytes`` when it was not kept.
+    ///
+    /// - Throws: ``MapError/malformedNode(reason:)`` if the bytes do not decode (a bug: they
+    ///   were just encoded).
+    func decoded() throws(MapError) -> MapNode {
+        if let node { return node }
+        return try MapNode.decode(bytes).node
+    }
 }
 
 /// The result of applying changes to a map: the new root and the nodes to store for it.

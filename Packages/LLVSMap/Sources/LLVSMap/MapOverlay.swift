@@ -11,7 +11,10 @@ public final class MapOverlay: Sendable {
     /// Keeps the nodes of `update` in the overlay instead of writing them to a zone.
     public func keep(_ update: MapUpdate) {
         nodes.withLock { nodes in
-            for node in update.newNodes { nodes[node.hash] = node.node }
+            for node in update.newNodes {
+                // Decoding bytes this process just encoded does not fail.
+                if let decoded = try? node.decoded() { nodes[node.hash] = decoded }
+            }
         }
     }
 

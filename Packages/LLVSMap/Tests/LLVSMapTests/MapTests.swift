@@ -32,6 +32,39 @@ import Testing
         ])
     }
 
+    /// A new map of more than ``NodeBuilder/bulkEntryCount`` entries keeps its leaves as
+    /// bytes only; the map reads the same through an overlay (which decodes them), after
+    /// being remembered (which skips them), and from the zone; a further update of it works.
+    @Test func aBulkBuildKeepsItsLeavesAsBytesAndReadsTheSame() throws {
+        let zone = MemoryZone()
+        let map = Map(zone: zone)
+        let count = NodeBuilder.bulkEntryCount + 1_000
+        let references = (0..<count).map { reference("key \($0)", "v") }
+        let update = try map.update(nil, applying: references.map(MapChange.set), location: "v")
+        #expect(update.newNodes.contains { $0.node == nil })
+        for node in update.newNodes where node.node == nil {
+            guard case .leaf? = try? node.decoded() else {
+                Issue.record("a node kept without its decoded form is not a leaf")
+                break
+            }
+        }
+        let overlay = MapOverlay()
+        overlay.keep(update)
+        #expect(try map.references(in: update.root, overlay: overlay).count == count)
+        #expect(try map.reference(of: "key 77", in: update.root, overlay: overlay) == reference("key 77", "v"))
+        map.remember(update)
+        try map.write(update)
+        let fresh = Map(zone: zone)
+        #expect(Set(try fresh.references(in: update.root)) == Set(references))
+        let next = try map.update(update.root, applying: [.remove("key 77"), .set(reference("new", "w"))], location: "w")
+        try map.write(next)
+        #expect(try fresh.reference(of: "key 77", in: next.root) == nil)
+        #expect(try fresh.reference(of: "new", in: next.root) == reference("new", "w"))
+        #expect(next.root?.count == count)
+        // A small new map keeps every node decoded.
+        #expect(try map.update(nil, applying: references.prefix(100).map(MapChange.set), location: "x").newNodes.allSatisfy { $0.node != nil })
+    }
+
     @Test func lastChangeForAnIdentifierWins() throws {
         let map = Map(zone: MemoryZone())
         let update = try map.update(nil, applying: [.set(reference("a", "x")), .remove("a"), .set(reference("a", "y"))], location: "v")
