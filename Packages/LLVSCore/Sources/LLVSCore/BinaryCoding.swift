@@ -35,6 +35,17 @@ public struct ByteWriter: Sendable {
         bytes.append(UInt8(remaining))
     }
 
+    /// The number of bytes ``appendVarint(_:)`` writes for `value` (1 to 10).
+    public static func varintByteCount(_ value: UInt64) -> Int {
+        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
+    }
+
+    /// Forgets the bytes written, keeping the buffer's capacity (to write a long encoding
+    /// out in pieces).
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Appends a varint length followed by the bytes.
     public mutating func appendLengthPrefixed<C: Collection>(_ other: C) where C.Element == UInt8 {
         appendVarint(UInt64(other.count))

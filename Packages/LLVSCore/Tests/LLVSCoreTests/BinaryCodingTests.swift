@@ -13,6 +13,19 @@ import LLVSCore
         #expect(writer.bytes == [0x00, 0x7F, 0x80, 0x01, 0xAC, 0x02])
     }
 
+    /// `varintByteCount` is the length `appendVarint` writes, at every boundary of 7 bits.
+    @Test func varintByteCountIsTheWrittenLength() {
+        let boundaries = (0..<64).flatMap { bit -> [UInt64] in
+            let power = UInt64(1) << UInt64(bit)
+            return [power - 1, power, power + 1]
+        } + [UInt64.max, UInt64.max - 1]
+        for value in boundaries {
+            var writer = ByteWriter()
+            writer.appendVarint(value)
+            #expect(ByteWriter.varintByteCount(value) == writer.bytes.count, "\(value)")
+        }
+    }
+
     @Test func valuesRoundTrip() async {
         let input = zip(Gen<UInt64>.value(in: 0...UInt64.max), Gen.letterOrNumber.string(of: 0...20),
                         Gen<UInt8>.value(in: 0...255).array(of: 0...30))

@@ -36,27 +36,38 @@ struct PackFile: Sendable {
     /// The heap the decoded pack occupies: its bytes, its entry table and their headers.
     var residentByteCount: Int { bytes.count + entries.count * MemoryLayout<Entry>.stride + 128 }
 
-    /// Encodes items (any order; a repeated key keeps its last data) as a pack. The data
-    /// blobs are copied once, straight into the pack.
+    /// Encodes items (any order; a repeated key keeps its last data) as a pack. The pack is
+    /// allocated once at its exact size; the index goes in through a small buffer and the
+    /// data blobs are copied once, straight into it (a bulk version's pack is hundreds of MB).
     static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
         let order = KeyOrder.positionsOfLastOccurrences(items.map(\.key))
-        var header = ByteWriter(capacity: 64 + order.count * 48)
+        var header = ByteWriter(capacity: min(headerPieceCount, 64 + order.count * 48))
         header.append(contentsOf: magic)
         header.append(formatVersion)
         header.appendIdentifier(version)
         header.appendVarint(UInt64(order.count))
-        var dataCount = 0
+        var size = header.bytes.count + SHA256.byteCount
+        for index in order {
+            let keyCount = items[index].key.utf8Count, dataCount = items[index].data.count
+            size += ByteWriter.varintByteCount(UInt64(keyCount)) + keyCount + ByteWriter.varintByteCount(UInt64(dataCount)) + dataCount
+        }
+        var pack = Data(capacity: size)
         for index in order {
             header.appendIdentifier(items[index].key)
             header.appendVarint(UInt64(items[index].data.count))
-            dataCount += items[index].data.count
+            if header.bytes.count >= headerPieceCount {
+                pack.append(contentsOf: header.bytes)
+                header.removeAll()
+            }
         }
-        var pack = Data(capacity: header.bytes.count + dataCount + SHA256.byteCount)
         pack.append(contentsOf: header.bytes)
         for index in order { pack.append(items[index].data) }
         pack.append(contentsOf: SHA256.hash(data: pack))
         return pack
     }
+
+    /// The index of a pack is written into it in pieces of about this many bytes.
+    private static let headerPieceCount = 1 << 16
 
     /// Enough leading bytes of a pack for ``versionSpan(inPrefix:)``.
     static let versionPrefixCount = magic.count + 1 + 10

@@ -263,6 +263,19 @@ import Testing
         #expect(FileStorage.checkStoredBytes(root: root).isEmpty)
     }
 
+    /// A pack whose index is written out in several pieces (over 64 KiB of keys) decodes to
+    /// exactly its items, with its size computed up front matching what was written.
+    @Test func aPackWithALongIndexRoundTrips() throws {
+        let items: [(key: ZoneReference.Key, data: Data)] = (0..<4_000).map { index in
+            (ZoneReference.Key(index % 3 == 0 ? UUID().uuidString : "key \(index) " + String(repeating: "k", count: index % 200)),
+             Data(repeating: UInt8(truncatingIfNeeded: index), count: index % 300))
+        }
+        let bytes = PackFile.encode(version: "V", items: items)
+        let pack = try PackFile(decoding: bytes, path: "test")
+        #expect(pack.count == items.count)
+        for item in items { #expect(pack.data(for: item.key) == item.data) }
+    }
+
     @Test func packEncodingRoundTripsAndRejectsUnsortedKeys() throws {
         let items: [(key: ZoneReference.Key, data: Data)] = [("b", Data([2])), ("a", Data([1])), ("b", Data([3])), ("", Data())]
         let bytes = PackFile.encode(version: "V", items: items)
