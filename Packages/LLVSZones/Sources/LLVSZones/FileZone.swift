@@ -103,16 +103,19 @@ public final class FileZone: Zone {
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read.
     func newPacks(for items: [ZoneItem]) throws -> [(version: Version.ID, bytes: Data)] {
-        var groups: [Version.ID: [(key: ZoneReference.Key, data: Data)]] = [:]
-        for item in items {
-            groups[item.reference.version, default: []].append((item.reference.key, item.data))
+        // Positions in `items`, by version: a bulk version's million items are not copied.
+        var groups: [Version.ID: [Int]] = [:]
+        if let version = items.first?.reference.version, items.allSatisfy({ $0.reference.version == version }) {
+            groups[version] = Array(items.indices)
+        } else {
+            for (index, item) in items.enumerated() { groups[item.reference.version, default: []].append(index) }
         }
         var packs: [(version: Version.ID, bytes: Data)] = []
         for (version, group) in groups {
             let existing = try self.packs(of: version, lookingForLaterPacks: false)
-            let missing = existing.isEmpty ? group : group.filter { item in !existing.contains { $0.data(for: item.key) != nil } }
+            let missing = existing.isEmpty ? group : group.filter { index in !existing.contains { $0.data(for: items[index].reference.key) != nil } }
             guard !missing.isEmpty else { continue }
-            packs.append((version, PackFile.encode(version: version, items: missing)))
+            packs.append((version, PackFile.encode(version: version, keys: missing.map { items[$0].reference.key }) { items[missing[$0]].data }))
         }
         return packs
     }

@@ -40,7 +40,13 @@ struct PackFile: Sendable {
     /// allocated once at its exact size; the index goes in through a small buffer and the
     /// data blobs are copied once, straight into it (a bulk version's pack is hundreds of MB).
     static func encode(version: Version.ID, items: [(key: ZoneReference.Key, data: Data)]) -> Data {
-        let order = KeyOrder.positionsOfLastOccurrences(items.map(\.key))
+        encode(version: version, keys: items.map(\.key)) { items[$0].data }
+    }
+
+    /// Encodes the items whose keys are `keys` and whose data `data` gives by position in
+    /// `keys`, as ``encode(version:items:)`` does, without a list of the items made first.
+    static func encode(version: Version.ID, keys: [ZoneReference.Key], data: (Int) -> Data) -> Data {
+        let order = KeyOrder.positionsOfLastOccurrences(keys)
         var header = ByteWriter(capacity: min(headerPieceCount, 64 + order.count * 48))
         header.append(contentsOf: magic)
         header.append(formatVersion)
@@ -48,20 +54,20 @@ struct PackFile: Sendable {
         header.appendVarint(UInt64(order.count))
         var size = header.bytes.count + SHA256.byteCount
         for index in order {
-            let keyCount = items[index].key.utf8Count, dataCount = items[index].data.count
+            let keyCount = keys[index].utf8Count, dataCount = data(index).count
             size += ByteWriter.varintByteCount(UInt64(keyCount)) + keyCount + ByteWriter.varintByteCount(UInt64(dataCount)) + dataCount
         }
         var pack = Data(capacity: size)
         for index in order {
-            header.appendIdentifier(items[index].key)
-            header.appendVarint(UInt64(items[index].data.count))
+            header.appendIdentifier(keys[index])
+            header.appendVarint(UInt64(data(index).count))
             if header.bytes.count >= headerPieceCount {
                 pack.append(contentsOf: header.bytes)
                 header.removeAll()
             }
         }
         pack.append(contentsOf: header.bytes)
-        for index in order { pack.append(items[index].data) }
+        for index in order { pack.append(data(index)) }
         pack.append(contentsOf: SHA256.hash(data: pack))
         return pack
     }
