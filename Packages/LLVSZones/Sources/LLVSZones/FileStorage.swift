@@ -70,7 +70,8 @@ public struct FileStorage: Storage {
                 throw ZoneError.io(operation: "create directory", path: directory.path, reason: "a file that is not a directory is in the way")
             }
         }
-        let shared = SharedPackSegment(directoryURL: root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true))
+        let shared = PackSegmentAppender(directoryURL: root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true),
+                                         layout: .shared)
         let values = FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit,
                               shared: (shared, .values))
         let maps = FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit,
@@ -111,14 +112,14 @@ public struct FileStorage: Storage {
 struct FileBatchWriting: BatchWriting {
     let values: FileZone
     let maps: FileZone
-    let shared: SharedPackSegment
+    let shared: PackSegmentAppender
 
     func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
         var valuePacks = try values.newPacks(for: valueItems)
         if valuePacks.reduce(0, { $0 + $1.bytes.count }) > PackSegment.largeWriteCount {
             // A bulk version: its value packs are written (and their bytes let go) before its
             // map packs are made, so that the two are never in memory together.
-            try append(valuePacks, of: values, zone: .values)
+            try values.append(valuePacks, waitingForTheDisk: false)
             valuePacks = []
         }
         let mapPacks = try maps.newPacks(for: mapItems)
@@ -129,12 +130,6 @@ struct FileBatchWriting: BatchWriting {
         let (path, offsets) = try shared.append(records, syncing: false)
         try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)))
         try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)))
-    }
-
-    /// Appends one zone's packs to the shared segment without syncing, and indexes them.
-    private func append(_ packs: [(version: Version.ID, bytes: Data)], of zone: FileZone, zone tag: PackSegment.ZoneTag) throws {
-        let (path, offsets) = try shared.append(packs.map { PackSegment.Record(zone: tag, pack: $0.bytes) }, syncing: false)
-        try zone.didAppend(packs, toSegmentAt: path, offsets: offsets)
     }
 
     func makeDurable() throws {

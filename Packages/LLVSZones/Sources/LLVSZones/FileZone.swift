@@ -20,11 +20,10 @@ public final class FileZone: Zone {
 
     private let cache: Locked<PackCache>
     private let index = Locked(SegmentIndex())
-    /// The segment of this zone's own that it appends to when it shares none, created on its
-    /// first write.
-    private let writer = Locked<PackSegment.Writer?>(nil)
-    /// The segment this zone shares with the other zone of its store, and its tag there.
-    private let shared: (segment: SharedPackSegment, zone: PackSegment.ZoneTag)?
+    /// Where this zone appends its packs: its store's shared segment, or one of its own.
+    private let appender: PackSegmentAppender
+    /// The zone byte of this zone's records in a shared segment.
+    private let tag: PackSegment.ZoneTag
 
     /// Creates a zone in `directoryURL` (created on first write), caching up to
     /// `cacheByteLimit` bytes of packs in memory.
@@ -32,13 +31,15 @@ public final class FileZone: Zone {
         self.init(directoryURL: directoryURL, cacheByteLimit: cacheByteLimit, shared: nil)
     }
 
-    /// A zone of a file store, appending to (and reading the `zone` records of) the shared
-    /// segments in `shared`'s directory.
-    init(directoryURL: URL, cacheByteLimit: Int, shared: (segment: SharedPackSegment, zone: PackSegment.ZoneTag)?) {
+    /// A zone of a file store, appending to (and reading the `tag` records of) the shared
+    /// segments of `shared`'s appender; with nil, a zone with a segment of its own.
+    init(directoryURL: URL, cacheByteLimit: Int, shared: (appender: PackSegmentAppender, tag: PackSegment.ZoneTag)?) {
         self.directoryURL = directoryURL
-        self.segmentsURL = directoryURL.appendingPathComponent(PackSegment.directoryName, isDirectory: true)
+        let segmentsURL = directoryURL.appendingPathComponent(PackSegment.directoryName, isDirectory: true)
+        self.segmentsURL = segmentsURL
         self.cache = Locked(PackCache(byteLimit: cacheByteLimit))
-        self.shared = shared
+        self.appender = shared?.appender ?? PackSegmentAppender(directoryURL: segmentsURL, layout: .zone)
+        self.tag = shared?.tag ?? .values
     }
 
     private let segmentsURL: URL
@@ -58,43 +59,22 @@ public final class FileZone: Zone {
     ///
     /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment is given up then.
     func makeDurable() throws {
-        if let shared { return try shared.segment.makeDurable() }
-        try writer.withLock { writer in
-            guard let current = writer, current.hasUnsyncedWrites else { return }
-            do {
-                try current.sync()
-            } catch {
-                writer = nil
-                throw error
-            }
-        }
+        try appender.makeDurable()
     }
 
     /// ``store(_:)``, optionally returning before the packs are durable (``makeDurable()``
     /// then makes them so).
     func store(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
-        let packs = try newPacks(for: items)
+        try append(try newPacks(for: items), waitingForTheDisk: waitingForTheDisk)
+    }
+
+    /// Appends packs made by ``newPacks(for:)`` with one write (and, when
+    /// `waitingForTheDisk`, one `fdatasync`), and indexes them.
+    ///
+    /// - Throws: ``ZoneError`` when the segment cannot be created or written.
+    func append(_ packs: [(version: Version.ID, bytes: Data)], waitingForTheDisk: Bool) throws {
         guard !packs.isEmpty else { return }
-        if let shared {
-            let (path, offsets) = try shared.segment.append(packs.map { PackSegment.Record(zone: shared.zone, pack: $0.bytes) },
-                                                             syncing: waitingForTheDisk)
-            try didAppend(packs, toSegmentAt: path, offsets: offsets)
-            return
-        }
-        let (path, offsets) = try writer.withLock { (writer) throws -> (String, [Int]) in
-            if writer == nil {
-                let created = try PackSegment.Writer(in: segmentsURL, layout: .zone)
-                index.withLock { $0.adopt(ownSegment: created.path) }
-                writer = created
-            }
-            guard let current = writer else { return ("", []) }
-            do {
-                return (current.path, try current.append(packs.map { PackSegment.Record(zone: .values, pack: $0.bytes) }, syncing: waitingForTheDisk))
-            } catch {
-                writer = nil // a failed append may leave a torn record: continue in a new segment
-                throw error
-            }
-        }
+        let (path, offsets) = try appender.append(packs.map { PackSegment.Record(zone: tag, pack: $0.bytes) }, syncing: waitingForTheDisk)
         try didAppend(packs, toSegmentAt: path, offsets: offsets)
     }
 
@@ -192,22 +172,22 @@ public final class FileZone: Zone {
                     .contains { $0 != PackSegment.directoryName && !$0.hasPrefix(".") }
                 index.isLoaded = true
             }
-            try scanSegments(in: segmentsURL, layout: .zone, zone: .values, into: &index)
-            if let shared {
-                try scanSegments(in: shared.segment.directoryURL, layout: .shared, zone: shared.zone, into: &index) { shared.segment.wrote($0) }
+            try scanSegments(in: segmentsURL, layout: .zone, into: &index)
+            if appender.layout.tagsZones {
+                try scanSegments(in: appender.directoryURL, layout: .shared, into: &index)
             }
         }
     }
 
-    /// Scans the segments in `directory` (except this zone's own, and those `isWritten`
-    /// says this store wrote) from where the last scan stopped, adding the records of `zone`.
-    private func scanSegments(in directory: URL, layout: PackSegment.Layout, zone: PackSegment.ZoneTag, into index: inout SegmentIndex,
-                              isWritten: (String) -> Bool = { _ in false }) throws {
+    /// Scans the segments in `directory` (except those this zone's appender wrote, whose
+    /// packs are indexed as written) from where the last scan stopped, adding this zone's
+    /// records.
+    private func scanSegments(in directory: URL, layout: PackSegment.Layout, into index: inout SegmentIndex) throws {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names.sorted() where PackSegment.isSegmentName(name) {
             let path = directory.appendingPathComponent(name).path
-            guard !index.ownSegments.contains(path), !isWritten(path) else { continue }
-            let scanned = try PackSegment.scan(path: path, from: index.scannedTo[path] ?? 0, layout: layout, zone: zone)
+            guard !appender.wrote(path) else { continue }
+            let scanned = try PackSegment.scan(path: path, from: index.scannedTo[path] ?? 0, layout: layout, zone: tag)
             for entry in scanned.entries {
                 index.add(entry.version, segment: path, offset: entry.offset, count: entry.count)
             }
@@ -299,8 +279,6 @@ struct SegmentIndex: Sendable {
     private var numbers: [String: Int32] = [:]
     /// How far each other writer's segment has been scanned.
     var scannedTo: [String: Int] = [:]
-    /// The segments this zone object writes (never scanned: their packs are added as written).
-    var ownSegments: Set<String> = []
     /// Segments whose scan stopped at a damaged record, with why.
     var damage: [String: String] = [:]
     /// The first pack of each version; the rare later ones in ``laterLocations``.
@@ -311,10 +289,6 @@ struct SegmentIndex: Sendable {
     func locations(of version: Version.ID) -> [Location] {
         guard let first = firstLocations[version] else { return [] }
         return [first] + (laterLocations[version] ?? [])
-    }
-
-    mutating func adopt(ownSegment path: String) {
-        ownSegments.insert(path)
     }
 
     /// Records a pack of `version` in the segment at `path` and returns its location.

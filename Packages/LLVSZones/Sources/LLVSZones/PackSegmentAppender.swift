@@ -1,21 +1,25 @@
 import Foundation
 import LLVSCore
 
-/// The pack segment both zones of one opened file store append to (`<root>/packs/`, format
-/// 3), so that a version's value pack and map pack reach the disk with one write and one
-/// `fdatasync` instead of one each.
+/// Where one writer appends packs: a segment of its own in a directory, created on the first
+/// append and replaced after a failed one. The zones of a file store share one, in the
+/// store's `packs` directory (``PackSegment/Layout/shared``, format 3), so that a version's
+/// value pack and map pack reach the disk with one write and one `fdatasync`; a `FileZone`
+/// made on its own has one of its own in `<zone>/segments` (``PackSegment/Layout/zone``).
 ///
-/// Its zones add the packs they write to their indexes as they write them, and never scan
-/// the segments this object wrote; other writers' shared segments they scan for records of
-/// their own zone.
-final class SharedPackSegment: Sendable {
-    /// The directory of shared segments.
+/// The zones add the packs they append to their indexes as they append them, and never scan
+/// the segments this object wrote; other writers' segments they scan.
+final class PackSegmentAppender: Sendable {
+    /// The directory of the segments.
     let directoryURL: URL
+    /// How the segments frame their records.
+    let layout: PackSegment.Layout
     private let writer = Locked<PackSegment.Writer?>(nil)
     private let writtenPaths = Locked<Set<String>>([])
 
-    init(directoryURL: URL) {
+    init(directoryURL: URL, layout: PackSegment.Layout) {
         self.directoryURL = directoryURL
+        self.layout = layout
     }
 
     /// Whether this object wrote the segment at `path` (its zones never scan it).
@@ -34,7 +38,7 @@ final class SharedPackSegment: Sendable {
             if let existing = writer {
                 current = existing
             } else {
-                current = try PackSegment.Writer(in: directoryURL, layout: .shared)
+                current = try PackSegment.Writer(in: directoryURL, layout: layout)
                 writtenPaths.withLock { _ = $0.insert(current.path) }
                 writer = current
             }
