@@ -13,14 +13,42 @@ enum SQLiteRowChecksum {
     /// The checksum of a zone item: SHA-256 of `u8 zone, string version, string key, data`
     /// (strings as a varint length and the UTF-8 bytes, SPEC.md section 5).
     static func item(zone: Int, version: Data, key: Data, data: Data) -> Data {
-        var address = ByteWriter(capacity: 4 + version.count + key.count)
-        address.append(UInt8(truncatingIfNeeded: zone))
-        address.appendLengthPrefixed(version)
-        address.appendLengthPrefixed(key)
+        var checksum = version.withUnsafeBytes { version in
+            key.withUnsafeBytes { key in
+                data.withUnsafeBytes { data in item(zone: zone, version: version, key: key, data: data) }
+            }
+        }
+        return withUnsafeBytes(of: &checksum) { Data($0) }
+    }
+
+    /// The checksum of a zone item whose identifiers and data are given as bytes, as the 8
+    /// bytes of a `UInt64` in memory order (the bytes ``item(zone:version:key:data:)``
+    /// returns), without allocating.
+    static func item(zone: Int, version: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> UInt64 {
         var hasher = SHA256()
-        hasher.update(data: address.bytes)
-        hasher.update(data: data)
-        return Data(hasher.finalize().prefix(byteCount))
+        withUnsafeBytes(of: UInt8(truncatingIfNeeded: zone)) { hasher.update(bufferPointer: $0) }
+        updateLengthPrefixed(&hasher, version)
+        updateLengthPrefixed(&hasher, key)
+        hasher.update(bufferPointer: data)
+        return hasher.finalize().withUnsafeBytes { digest in digest.loadUnaligned(as: UInt64.self) }
+    }
+
+    /// Hashes a varint length (SPEC.md section 5) and the bytes.
+    private static func updateLengthPrefixed(_ hasher: inout SHA256, _ bytes: UnsafeRawBufferPointer) {
+        var length: (UInt64, UInt64) = (0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &length) { buffer in
+            var remaining = UInt64(bytes.count)
+            while remaining >= 0x80 {
+                buffer[count] = UInt8(truncatingIfNeeded: remaining) | 0x80
+                remaining >>= 7
+                count += 1
+            }
+            buffer[count] = UInt8(remaining)
+            count += 1
+        }
+        withUnsafeBytes(of: &length) { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        hasher.update(bufferPointer: bytes)
     }
 
     /// The checksum of a version record: SHA-256 of its bytes.

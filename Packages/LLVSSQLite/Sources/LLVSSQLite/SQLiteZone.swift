@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import LLVSCore
 import LLVSZones
 
@@ -26,33 +27,67 @@ final class SQLiteZone: Zone {
         try database.write("write to") { db in try Self.insert(items, into: zone, db) }
     }
 
-    /// Inserts items into `zone` inside the caller's transaction, in primary-key order so
-    /// that a large batch appends to the table's B-tree instead of splitting pages all over
-    /// it (and the write-ahead log holds each page about once). Identifiers are bound as
-    /// BLOBs of their UTF-8 bytes, each row with its checksum.
+    /// Inserts items into `zone` inside the caller's transaction, in address order (a
+    /// batch's index entries then append to the index instead of splitting pages all over
+    /// it, and the write-ahead log holds each page about once). Identifiers are bound as
+    /// BLOBs of their UTF-8 bytes, each row with its checksum, through SQLite's C API
+    /// (GRDB's `StatementArguments` box every column and copy every identifier into a
+    /// `Data` first).
+    ///
+    /// - Throws: `DatabaseError` when SQLite refuses a binding or the statement.
     static func insert(_ items: [ZoneItem], into zone: Kind, _ db: Database) throws {
         guard !items.isEmpty else { return }
         for group in Self.groupsByVersion(items) {
             let ordered = KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key }).map { group[$0] }
-            let version = items[group[0]].reference.version.rawValue.sqliteBytes
-            // Many rows per statement, the zone and version bound once for all of them.
-            var start = 0
-            while start < ordered.count {
-                let rows = ordered[start..<min(start + rowsPerStatement, ordered.count)]
-                let statement = try db.cachedStatement(sql: rows.count == rowsPerStatement ? fullInsertSQL : insertSQL(rows: rows.count))
-                var arguments: [(any DatabaseValueConvertible)?] = [zone.rawValue, version]
-                arguments.reserveCapacity(2 + rows.count * 3)
-                for index in rows {
-                    let key = items[index].reference.key.rawValue.sqliteBytes
-                    let data = items[index].data
-                    arguments.append(key)
-                    arguments.append(data)
-                    arguments.append(SQLiteRowChecksum.item(zone: zone.rawValue, version: version, key: key, data: data))
+            try items[group[0]].reference.version.withUTF8 { version in
+                // Many rows per statement, the zone and version bound once for all of them.
+                var start = 0
+                while start < ordered.count {
+                    let rows = ordered[start..<min(start + rowsPerStatement, ordered.count)]
+                    let statement = try db.cachedStatement(sql: rows.count == rowsPerStatement ? fullInsertSQL : insertSQL(rows: rows.count))
+                    let handle = statement.sqliteStatement
+                    sqlite3_reset(handle)
+                    try check(sqlite3_bind_int64(handle, 1, Int64(zone.rawValue)), db)
+                    try check(bindBlob(version, at: 2, of: handle), db)
+                    var parameter: Int32 = 3
+                    for index in rows {
+                        let item = items[index]
+                        try item.reference.key.withUTF8 { key in
+                            try item.data.withUnsafeBytes { data in
+                                var checksum = SQLiteRowChecksum.item(zone: zone.rawValue, version: version, key: key, data: data)
+                                try check(bindBlob(key, at: parameter, of: handle), db)
+                                try check(bindBlob(data, at: parameter + 1, of: handle), db)
+                                try withUnsafeBytes(of: &checksum) { try check(bindBlob($0, at: parameter + 2, of: handle), db) }
+                            }
+                        }
+                        parameter += 3
+                    }
+                    let result = sqlite3_step(handle)
+                    sqlite3_reset(handle)
+                    try check(result, db, done: SQLITE_DONE)
+                    start += rows.count
                 }
-                try statement.execute(arguments: StatementArguments(arguments))
-                start += rows.count
             }
         }
+    }
+
+    /// Binds `bytes` as a BLOB (SQLite copies them), an empty BLOB when there are none: a
+    /// nil pointer would bind NULL.
+    private static func bindBlob(_ bytes: UnsafeRawBufferPointer, at parameter: Int32, of handle: OpaquePointer?) -> Int32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, parameter, 0) }
+        guard let length = Int32(exactly: bytes.count) else { return SQLITE_TOOBIG }
+        return sqlite3_bind_blob(handle, parameter, base, length, sqliteTransient)
+    }
+
+    /// SQLite's `SQLITE_TRANSIENT` destructor (C's `(sqlite3_destructor_type)-1`): SQLite
+    /// copies the bytes before the bind call returns.
+    private static let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+    /// Throws the connection's error when `result` is not `expected`.
+    private static func check(_ result: Int32, _ db: Database, done expected: Int32 = SQLITE_OK) throws {
+        guard result != expected else { return }
+        let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) }
+        throw DatabaseError(resultCode: ResultCode(rawValue: result), message: message)
     }
 
     /// Rows per insert statement (three parameters each; SQLite allows 32,766 parameters).

@@ -32,7 +32,7 @@ import Testing
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
         }
         try queue.close()
-        #expect(throws: ZoneError.unsupportedFormat(path: url.path, found: "schema migrations [\"v1\", \"v2\", \"v99-from-the-future\"] from a newer LLVS")) {
+        #expect(throws: ZoneError.unsupportedFormat(path: url.path, found: "schema migrations [\"v1\", \"v2\", \"v3\", \"v99-from-the-future\"] from a newer LLVS")) {
             _ = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
         }
     }

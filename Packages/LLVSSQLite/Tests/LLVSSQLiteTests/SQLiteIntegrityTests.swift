@@ -147,7 +147,57 @@ import Testing
         try #require(zones.committer).commitVersion(values: [Self.item("b", "V2", "3")], maps: [], record: Data("r3".utf8))
         #expect(try zones.versions.records(after: cursor).records == [Data("r3".utf8)])
         #expect(try Self.queue(in: directory).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
-                == ["v1", "v2"])
+                == ["v1", "v2", "v3"])
+    }
+
+    /// A database of schema `v2` (rows ordered by address in a `WITHOUT ROWID` table, 16 KiB
+    /// pages) moves its rows, checksums unchanged, into the insertion-ordered table of `v3`;
+    /// it keeps its page size, every row still checks, and new commits go on.
+    @Test func aDatabaseOfTheSecondSchemaIsUpgradedInPlace() throws {
+        let directory = try TemporaryDirectory()
+        let items = [Self.item("a", "V1", "1"), Self.item("a\0b", "V1", "2"), Self.item("", "V2", "3")]
+        let node = Self.item("node", "V1", "n")
+        func checksum(_ zone: Int, _ item: ZoneItem) -> Data {
+            SQLiteRowChecksum.item(zone: zone, version: item.reference.version.rawValue.sqliteBytes,
+                                   key: item.reference.key.rawValue.sqliteBytes, data: item.data)
+        }
+        try Self.queue(in: directory).writeWithoutTransaction { db in
+            try db.execute(sql: """
+                PRAGMA page_size = 16384;
+                PRAGMA journal_mode = WAL;
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations VALUES ('v1'), ('v2');
+                CREATE TABLE zone_item (zone INTEGER NOT NULL, version BLOB NOT NULL, key BLOB NOT NULL, data BLOB NOT NULL,
+                                        checksum BLOB NOT NULL, PRIMARY KEY (zone, version, key)) WITHOUT ROWID;
+                CREATE TABLE version_record (sequence INTEGER PRIMARY KEY AUTOINCREMENT, record BLOB NOT NULL,
+                                             checksum BLOB NOT NULL DEFAULT x'');
+                """)
+            for (zone, item) in items.map({ (0, $0) }) + [(1, node)] {
+                try db.execute(sql: "INSERT INTO zone_item VALUES (?, ?, ?, ?, ?)",
+                               arguments: [zone, item.reference.version.rawValue.sqliteBytes, item.reference.key.rawValue.sqliteBytes,
+                                           item.data, checksum(zone, item)])
+            }
+            for record in ["r1", "r2"] {
+                try db.execute(sql: "INSERT INTO version_record (record, checksum) VALUES (?, ?)",
+                               arguments: [Data(record.utf8), SQLiteRowChecksum.record(Data(record.utf8))])
+            }
+        }
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try zones.values.data(for: items.map(\.reference)) == items.map(\.data))
+        #expect(try zones.maps.data(for: node.reference) == node.data)
+        #expect(zones.checkStoredBytes?() == [])
+        let (records, cursor) = try zones.versions.records(after: .start)
+        #expect(records == [Data("r1".utf8), Data("r2".utf8)])
+        try #require(zones.committer).commitVersion(values: [Self.item("b", "V3", "4"), Self.item("a", "V1", "changed")], maps: [],
+                                                    record: Data("r3".utf8))
+        #expect(try zones.values.data(for: [ZoneReference(key: "b", version: "V3"), ZoneReference(key: "a", version: "V1")])
+                == [Data("4".utf8), Data("1".utf8)])
+        #expect(try zones.versions.records(after: cursor).records == [Data("r3".utf8)])
+        let queue = try Self.queue(in: directory)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 16_384)
+        #expect(try queue.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
+                == ["v1", "v2", "v3"])
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM zone_item") } == 5)
     }
 
     @Test(arguments: [(SQLiteStorage.Durability.full, 2), (.relaxed, 1)])

@@ -41,11 +41,28 @@ import Testing
         #expect(try zones.values.data(for: values[12_345].reference) == Data(payload.utf8))
     }
 
-    @Test func aNewDatabaseUsesSixteenKibibytePages() throws {
+    /// Schema `v3`: a new database has 4 KiB pages, and each commit's rows follow the rows
+    /// of earlier commits in the table, whatever their addresses: the second version's
+    /// identifier sorts first, yet its rows come last. Without the insertion-ordered table
+    /// (rows ordered by address, as in `v2`) the sequences would interleave.
+    @Test func aNewDatabaseHasSmallPagesAndEachCommitAppendsItsRows() throws {
         let directory = try TemporaryDirectory()
         let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
-        try #require(zones.committer).commitVersion(values: [Self.item("a", "V", "1")], maps: [], record: Data("r".utf8))
+        let committer = try #require(zones.committer)
+        try committer.commitVersion(values: [Self.item("m", "Z", "1"), Self.item("a", "Z", "2")], maps: [Self.item("n", "Z", "3")], record: Data("r1".utf8))
+        try committer.commitVersion(values: [Self.item("z", "A", "4"), Self.item("b", "A", "5")], maps: [Self.item("n", "A", "6")], record: Data("r2".utf8))
         let queue = try DatabaseQueue(path: directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path)
-        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 16_384)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4_096)
+        let versionsInTableOrder = try queue.read { db in
+            try Data.fetchAll(db, sql: "SELECT version FROM zone_item ORDER BY sequence").map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(versionsInTableOrder == ["Z", "Z", "Z", "A", "A", "A"])
+        // Lookups by address go through the unique index, not a scan of the table.
+        let plan = try queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT data FROM zone_item WHERE zone = 0 AND version = x'41' AND key = x'62'")
+                .map { $0["detail"] as String? ?? "" }
+        }
+        #expect(plan.contains { $0.contains("zone_item_address") }, "\(plan)")
+        #expect(try zones.values.data(for: ZoneReference(key: "b", version: "A")) == Data("5".utf8))
     }
 }
