@@ -63,6 +63,12 @@ import Testing
                 .map { $0["detail"] as String? ?? "" }
         }
         #expect(plan.contains { $0.contains("zone_item_address") }, "\(plan)")
+        // The index leads with the version, so one commit's entries of both zones are
+        // neighbours: a commit inserts index entries at one place, not two.
+        let indexColumns = try queue.read { db in
+            try Row.fetchAll(db, sql: "PRAGMA index_info(zone_item_address)").map { $0["name"] as String? ?? "" }
+        }
+        #expect(indexColumns == ["version", "zone", "key"])
         #expect(try zones.values.data(for: ZoneReference(key: "b", version: "A")) == Data("5".utf8))
     }
 }
