@@ -16,7 +16,7 @@ final class SQLiteDatabase: Sendable {
     /// rows of a rowid table, whose leaf pages hold rows of up to 4,061 bytes without an
     /// overflow page (map nodes are about 1.2 KB), and a commit appends its rows: each page
     /// a commit writes to the write-ahead log is mostly new rows, so small pages mean few
-    /// bytes to sync (W1: about 79 KB a version, where 16 KiB pages wrote 213 KB).
+    /// bytes to sync (W1: about 76 KB a version, where 16 KiB pages wrote 213 KB).
     /// Databases made with another page size keep it.
     static let pageSize = 4_096
 
@@ -99,7 +99,10 @@ final class SQLiteDatabase: Sendable {
     /// 100 bytes each) land at a random place: one place, as the index leads with the
     /// version, so a version's value and map-node entries sit together (led by the zone,
     /// they were two places, and a W1 commit wrote 9 index pages instead of 5). Rows and
-    /// checksums are copied unchanged, a version's rows together.
+    /// checksums are copied unchanged, a version's rows together. The version log loses
+    /// `AUTOINCREMENT`, which updated a page of `sqlite_sequence` at every commit: records
+    /// are never deleted, so SQLite's next rowid (one more than the largest) is the same
+    /// sequence; records keep their sequence numbers.
     static func migrateToInsertionOrder(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE zone_item_v3 (
@@ -115,6 +118,15 @@ final class SQLiteDatabase: Sendable {
             DROP TABLE zone_item;
             ALTER TABLE zone_item_v3 RENAME TO zone_item;
             CREATE UNIQUE INDEX zone_item_address ON zone_item (version, zone, key);
+            CREATE TABLE version_record_v3 (
+                sequence INTEGER PRIMARY KEY,
+                record BLOB NOT NULL,
+                checksum BLOB NOT NULL
+            );
+            INSERT INTO version_record_v3 (sequence, record, checksum)
+                SELECT sequence, record, checksum FROM version_record ORDER BY sequence;
+            DROP TABLE version_record;
+            ALTER TABLE version_record_v3 RENAME TO version_record;
             """)
     }
 

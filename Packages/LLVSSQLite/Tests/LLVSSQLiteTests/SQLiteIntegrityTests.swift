@@ -198,6 +198,10 @@ import Testing
         #expect(try queue.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
                 == ["v1", "v2", "v3"])
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM zone_item") } == 5)
+        // The log keeps its sequence numbers and continues them without AUTOINCREMENT (whose
+        // `sqlite_sequence` row cost a page write per commit).
+        #expect(try queue.read { try Int.fetchAll($0, sql: "SELECT sequence FROM version_record ORDER BY sequence") } == [1, 2, 3])
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_sequence WHERE name = 'version_record'") } == 0)
     }
 
     @Test(arguments: [(SQLiteStorage.Durability.full, 2), (.relaxed, 1)])
