@@ -118,7 +118,7 @@ extension KeyValueDatabase {
         let staging = fileURL.appendingPathComponent(".erasing-\(UUID().uuidString)")
         let retired = fileURL.appendingPathComponent(".erased-\(UUID().uuidString)")
         defer { try? fileManager.removeItem(at: staging) }
-        let staged = try Store(rootDirectoryURL: staging, storage: SQLiteStorage())
+        let staged = try Self.openStore(in: staging)
         let root = try build(staged)
         try staged.close()
         try store.close()
@@ -134,11 +134,11 @@ extension KeyValueDatabase {
             for suffix in present where fileManager.fileExists(atPath: retired.appendingPathComponent(name + suffix).path) {
                 try? fileManager.moveItem(at: retired.appendingPathComponent(name + suffix), to: fileURL.appendingPathComponent(name + suffix))
             }
-            let reopened = try Store(rootDirectoryURL: fileURL, storage: SQLiteStorage())
+            let reopened = try Self.openStore(in: fileURL)
             storeBox.withLock { $0 = reopened }
             throw error
         }
         try? fileManager.removeItem(at: retired)
-        return (try Store(rootDirectoryURL: fileURL, storage: SQLiteStorage()), root)
+        return (try Self.openStore(in: fileURL), root)
     }
 }

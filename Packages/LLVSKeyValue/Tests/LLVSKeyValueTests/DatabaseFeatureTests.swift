@@ -21,6 +21,24 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent(KeyValueDatabase.searchIndexFileName).path))
     }
 
+    /// Every store a database opens — in a directory or in memory, and the one that
+    /// replaces it when the history is erased — has the database's cache budget.
+    @Test(arguments: [true, false])
+    func everyStoreOfADatabaseHasItsCacheBudget(inDirectory: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let database = try KeyValueDatabase(fileURL: inDirectory ? directory.file("db") : nil, author: .alice)
+        #expect(database.store.cacheByteLimit == KeyValueDatabase.storeCacheByteLimit)
+        try database.writeText("words", to: "a")
+        try database.eraseVersionHistory()
+        #expect(database.store.cacheByteLimit == KeyValueDatabase.storeCacheByteLimit)
+        #expect(try database.read(key: "a").text == "words")
+        if inDirectory {
+            let reopened = try KeyValueDatabase(fileURL: directory.file("db"), author: .alice)
+            #expect(reopened.store.cacheByteLimit == KeyValueDatabase.storeCacheByteLimit)
+        }
+        #expect(KeyValueDatabase.storeCacheByteLimit < Store.defaultCacheByteLimit)
+    }
+
     @Test func aLostOrStaleIndexIsRebuiltFromTheStore() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("db")

@@ -20,9 +20,6 @@ final class SQLiteDatabase: Sendable {
     /// Databases made with another page size keep it.
     static let pageSize = 4_096
 
-    /// The page cache of each connection, in KiB (negative `cache_size` in SQLite's terms).
-    static let pageCacheKibibytes = 16 << 10
-
     /// The schema, one GRDB migration per change (SPEC.md, "SQLite storage"). Never edit a
     /// registered migration: add a new one.
     static var migrator: DatabaseMigrator {
@@ -131,7 +128,11 @@ final class SQLiteDatabase: Sendable {
     }
 
     /// Opens (creating and migrating if needed) the database in `rootDirectoryURL`.
-    static func open(rootDirectoryURL: URL, busyTimeout: TimeInterval, durability: SQLiteStorage.Durability = .full) throws -> SQLiteDatabase {
+    /// Each connection caches up to `pageCacheByteLimit` bytes of pages, rounded down to
+    /// whole KiB and at least 1 KiB (SQLite keeps the few pages a statement needs whatever
+    /// the limit).
+    static func open(rootDirectoryURL: URL, busyTimeout: TimeInterval, durability: SQLiteStorage.Durability = .full,
+                     pageCacheByteLimit: Int = SQLiteStorage.defaultPageCacheByteLimit) throws -> SQLiteDatabase {
         let path = rootDirectoryURL.appendingPathComponent(SQLiteStorage.databaseFileName).path
         do {
             try FileManager.default.createDirectory(at: rootDirectoryURL, withIntermediateDirectories: true)
@@ -142,9 +143,8 @@ final class SQLiteDatabase: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "LLVS store"
         configuration.prepareDatabase { db in
-            // SQLite's default page cache is 2 MB per connection; map nodes are read and
-            // rewritten all over the table, so a larger cache saves most page reads.
-            try db.execute(sql: "PRAGMA cache_size = -\(pageCacheKibibytes)")
+            // A negative `cache_size` is a limit in KiB.
+            try db.execute(sql: "PRAGMA cache_size = -\(max(1, pageCacheByteLimit / 1_024))")
             // Applies to a new database only (before its first table and before WAL mode).
             try db.execute(sql: "PRAGMA page_size = \(pageSize)")
         }

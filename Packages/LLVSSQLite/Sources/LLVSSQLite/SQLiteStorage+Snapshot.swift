@@ -26,7 +26,8 @@ extension SQLiteStorage: SnapshotCapable {
     ///
     /// - Throws: ``ZoneError`` when the database cannot be copied or read, or what `sink` throws.
     public func writeSnapshot(ofStoreAt rootDirectoryURL: URL, to sink: (Data) throws -> Void) throws -> SnapshotArchiveSummary {
-        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout, durability: durability)
+        let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout, durability: durability,
+                                               pageCacheByteLimit: pageCacheByteLimit)
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-sqlite-snapshot-\(DurableFile.uniqueName()).sqlite")
         defer { try? FileManager.default.removeItem(at: copy) }
         try database.writeWithoutTransaction("copy") { db in
@@ -69,7 +70,8 @@ extension SQLiteStorage: SnapshotCapable {
             throw ZoneError.corrupt(path: location, reason: "the database bytes fail their SHA-256 checksum")
         }
         let root = rootDirectoryURL.standardizedFileURL
-        let database = try SQLiteDatabase.open(rootDirectoryURL: root, busyTimeout: busyTimeout, durability: durability)
+        let database = try SQLiteDatabase.open(rootDirectoryURL: root, busyTimeout: busyTimeout, durability: durability,
+                                               pageCacheByteLimit: pageCacheByteLimit)
         let staged = root.appendingPathComponent(".snapshot-restore-\(DurableFile.uniqueName()).sqlite")
         defer { try? FileManager.default.removeItem(at: staged) }
         do {

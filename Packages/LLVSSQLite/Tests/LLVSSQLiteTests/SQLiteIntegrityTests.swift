@@ -204,6 +204,19 @@ import Testing
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_sequence WHERE name = 'version_record'") } == 0)
     }
 
+    /// Every connection, the writer and the readers, caches at most the storage's page
+    /// cache limit (SQLite's `cache_size` in KiB, negative); a limit under 1 KiB, negative
+    /// ones included, counts as 1 KiB.
+    @Test(arguments: [(SQLiteStorage.defaultPageCacheByteLimit, -2_048), (1 << 20, -1_024), (1_500, -1), (0, -1), (-5, -1), (Int.min, -1)])
+    func eachConnectionCachesAtMostTheLimit(_ limit: Int, cacheSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        let database = try SQLiteDatabase.open(rootDirectoryURL: directory.url, busyTimeout: 5, pageCacheByteLimit: limit)
+        #expect(try database.pool.write { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == cacheSize)
+        #expect(try database.pool.read { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == cacheSize)
+        #expect(SQLiteStorage().pageCacheByteLimit == 2 << 20)
+        #expect(SQLiteStorage(pageCacheByteLimit: limit).pageCacheByteLimit == limit)
+    }
+
     @Test(arguments: [(SQLiteStorage.Durability.full, 2), (.relaxed, 1)])
     func commitsSyncTheLogUnlessTheCallerOptsOut(_ durability: SQLiteStorage.Durability, synchronous: Int) throws {
         let directory = try TemporaryDirectory()

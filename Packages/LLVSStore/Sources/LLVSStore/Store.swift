@@ -35,6 +35,10 @@ public final class Store: Sendable {
     /// backend keeps its own cache of packs: ``FileStorage/cacheByteLimit``.)
     public static let defaultCacheByteLimit = 32 << 20
 
+    /// About how many bytes of heap this store's caches may hold: the `cacheByteLimit` it
+    /// was opened with (a negative one counts as 0).
+    public var cacheByteLimit: Int { engine.cacheByteLimit }
+
     /// Opens the store at `rootDirectoryURL`, creating it if needed, and loads its history.
     ///
     /// - Parameters:

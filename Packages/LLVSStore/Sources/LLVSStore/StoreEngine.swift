@@ -38,8 +38,12 @@ final class StoreEngine: Sendable {
         var records: [Data] = []
     }
 
+    /// About how many bytes of heap the caches may hold (half for map nodes, half for values).
+    let cacheByteLimit: Int
+
     init(zones: StoreZones, cacheByteLimit: Int = Store.defaultCacheByteLimit) throws(StoreError) {
         self.zones = zones
+        self.cacheByteLimit = cacheByteLimit
         self.map = Map(zone: zones.maps, cacheByteLimit: cacheByteLimit / 2)
         self.valueCache = Locked(ValueDataCache(byteLimit: cacheByteLimit / 2))
         try reload()

@@ -1,4 +1,6 @@
 import Foundation
+import LLVSTesting
+import LLVSZones
 import Testing
 @testable import LLVSStore
 
@@ -44,5 +46,14 @@ import Testing
             #expect(try store.text("b", at: version.id) == "2")
         }
         #expect(counting.reads.withLock { $0[version.id] } == 2)
+    }
+
+    /// A store reports the cache budget it was opened with; a negative one counts as 0.
+    @Test(arguments: [(nil, Store.defaultCacheByteLimit), (1 << 20, 1 << 20), (0, 0), (-1, 0), (Int.min, 0)] as [(Int?, Int)])
+    func aStoreReportsItsCacheBudget(_ limit: Int?, expected: Int) throws {
+        let directory = try TemporaryDirectory()
+        let store = try limit.map { try Store(rootDirectoryURL: directory.url, storage: MemoryStorage(), cacheByteLimit: $0) }
+            ?? Store(rootDirectoryURL: directory.url, storage: MemoryStorage())
+        #expect(store.cacheByteLimit == expected)
     }
 }
