@@ -7,6 +7,8 @@ import LLVSZones
 final class SQLiteVersionCommitter: VersionCommitting {
     /// Batches at least this large are followed by a checkpoint that truncates the
     /// write-ahead log, so a bulk import does not leave a log as large as its data behind.
+    /// The checkpoint runs on the writer's queue after the commit has returned
+    /// (``SQLiteDatabase/truncateWriteAheadLogSoon()``); the next write waits for it.
     static let checkpointItemCount = 50_000
 
     let database: SQLiteDatabase
@@ -15,15 +17,18 @@ final class SQLiteVersionCommitter: VersionCommitting {
         self.database = database
     }
 
-    /// Stores the items and appends the record in one transaction.
+    /// Stores the items and appends the record in one transaction. A large one commits
+    /// with SQLite's automatic checkpoint off, which would otherwise copy the whole log into
+    /// the database inside the commit; the truncating checkpoint that follows it turns it
+    /// back on.
     func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws {
+        let large = values.count + maps.count >= Self.checkpointItemCount
+        defer { if large { database.truncateWriteAheadLogSoon() } }
         try database.write("write a version to") { db in
+            if large { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             try SQLiteZone.insert(values, into: .values, db)
             try SQLiteZone.insert(maps, into: .maps, db)
             try SQLiteVersionLog.append([record], db)
-        }
-        if values.count + maps.count >= Self.checkpointItemCount {
-            database.truncateWriteAheadLog()
         }
     }
 }

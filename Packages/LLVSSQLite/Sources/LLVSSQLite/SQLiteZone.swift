@@ -51,9 +51,9 @@ final class SQLiteZone: Zone {
                     try check(bindBlob(version, at: 2, of: handle), db)
                     var parameter: Int32 = 3
                     for index in rows {
-                        let item = items[index]
-                        try item.reference.key.withUTF8 { key in
-                            try item.data.withUnsafeBytes { data in
+                        // In place: a copy of the item would retain its data and identifiers.
+                        try items[index].reference.key.withUTF8 { key in
+                            try items[index].data.withUnsafeBytes { data in
                                 var checksum = SQLiteRowChecksum.item(zone: zone.rawValue, version: version, key: key, data: data)
                                 try check(bindBlob(key, at: parameter, of: handle), db)
                                 try check(bindBlob(data, at: parameter + 1, of: handle), db)
