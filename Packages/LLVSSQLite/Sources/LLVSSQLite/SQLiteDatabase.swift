@@ -129,8 +129,8 @@ final class SQLiteDatabase: Sendable {
 
     /// Opens (creating and migrating if needed) the database in `rootDirectoryURL`.
     /// Each connection caches up to `pageCacheByteLimit` bytes of pages, rounded down to
-    /// whole KiB and at least 1 KiB (SQLite keeps the few pages a statement needs whatever
-    /// the limit).
+    /// whole KiB, at least 1 KiB (SQLite keeps the few pages a statement needs whatever
+    /// the limit) and at most 2^31 − 1 KiB (SQLite reads a larger `cache_size` as 0).
     static func open(rootDirectoryURL: URL, busyTimeout: TimeInterval, durability: SQLiteStorage.Durability = .full,
                      pageCacheByteLimit: Int = SQLiteStorage.defaultPageCacheByteLimit) throws -> SQLiteDatabase {
         let path = rootDirectoryURL.appendingPathComponent(SQLiteStorage.databaseFileName).path
@@ -144,7 +144,7 @@ final class SQLiteDatabase: Sendable {
         configuration.label = "LLVS store"
         configuration.prepareDatabase { db in
             // A negative `cache_size` is a limit in KiB.
-            try db.execute(sql: "PRAGMA cache_size = -\(max(1, pageCacheByteLimit / 1_024))")
+            try db.execute(sql: "PRAGMA cache_size = -\(min(Int(Int32.max), max(1, pageCacheByteLimit / 1_024)))")
             // Applies to a new database only (before its first table and before WAL mode).
             try db.execute(sql: "PRAGMA page_size = \(pageSize)")
         }

@@ -64,7 +64,8 @@ public struct SQLiteStorage: Storage {
     /// Creates the backend; writers wait up to `busyTimeout` seconds for one another,
     /// commits are as durable as `durability` says, and each connection caches up to
     /// `pageCacheByteLimit` bytes of pages (a limit under 1 KiB, negative ones included,
-    /// counts as 1 KiB: SQLite then keeps only the few pages a statement needs).
+    /// counts as 1 KiB: SQLite then keeps only the few pages a statement needs; one over
+    /// 2 TiB counts as 2 TiB).
     public init(busyTimeout: TimeInterval = 30, durability: Durability = .full,
                 pageCacheByteLimit: Int = SQLiteStorage.defaultPageCacheByteLimit) {
         self.busyTimeout = busyTimeout

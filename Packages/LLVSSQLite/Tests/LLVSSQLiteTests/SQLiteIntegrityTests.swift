@@ -206,8 +206,10 @@ import Testing
 
     /// Every connection, the writer and the readers, caches at most the storage's page
     /// cache limit (SQLite's `cache_size` in KiB, negative); a limit under 1 KiB, negative
-    /// ones included, counts as 1 KiB.
-    @Test(arguments: [(SQLiteStorage.defaultPageCacheByteLimit, -2_048), (1 << 20, -1_024), (1_500, -1), (0, -1), (-5, -1), (Int.min, -1)])
+    /// ones included, counts as 1 KiB, and one SQLite would read as 0 (over 2^31 − 1 KiB) as
+    /// that much.
+    @Test(arguments: [(SQLiteStorage.defaultPageCacheByteLimit, -2_048), (1 << 20, -1_024), (1_500, -1), (0, -1), (-5, -1),
+                      (Int.min, -1), (Int.max, -2_147_483_647), (1 << 41, -2_147_483_647)])
     func eachConnectionCachesAtMostTheLimit(_ limit: Int, cacheSize: Int) throws {
         let directory = try TemporaryDirectory()
         let database = try SQLiteDatabase.open(rootDirectoryURL: directory.url, busyTimeout: 5, pageCacheByteLimit: limit)
