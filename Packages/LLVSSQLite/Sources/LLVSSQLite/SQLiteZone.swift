@@ -32,56 +32,105 @@ final class SQLiteZone: Zone {
     /// it, and the write-ahead log holds each page about once). Identifiers are bound as
     /// BLOBs of their UTF-8 bytes, each row with its checksum, through SQLite's C API
     /// (GRDB's `StatementArguments` box every column and copy every identifier into a
-    /// `Data` first).
+    /// `Data` first), from one buffer per statement that SQLite reads in place
+    /// (``RowBytes``).
     ///
     /// - Throws: `DatabaseError` when SQLite refuses a binding or the statement.
     static func insert(_ items: [ZoneItem], into zone: Kind, _ db: Database) throws {
         guard !items.isEmpty else { return }
         for group in Self.groupsByVersion(items) {
             let ordered = KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key }).map { group[$0] }
-            try items[group[0]].reference.version.withUTF8 { version in
-                // Many rows per statement, the zone and version bound once for all of them.
-                var start = 0
-                while start < ordered.count {
-                    let rows = ordered[start..<min(start + rowsPerStatement, ordered.count)]
-                    let statement = try db.cachedStatement(sql: rows.count == rowsPerStatement ? fullInsertSQL : insertSQL(rows: rows.count))
-                    let handle = statement.sqliteStatement
-                    sqlite3_reset(handle)
-                    try check(sqlite3_bind_int64(handle, 1, Int64(zone.rawValue)), db)
-                    try check(bindBlob(version, at: 2, of: handle), db)
-                    var parameter: Int32 = 3
-                    for index in rows {
-                        // In place: a copy of the item would retain its data and identifiers.
-                        try items[index].reference.key.withUTF8 { key in
-                            try items[index].data.withUnsafeBytes { data in
-                                var checksum = SQLiteRowChecksum.item(zone: zone.rawValue, version: version, key: key, data: data)
-                                try check(bindBlob(key, at: parameter, of: handle), db)
-                                try check(bindBlob(data, at: parameter + 1, of: handle), db)
-                                try withUnsafeBytes(of: &checksum) { try check(bindBlob($0, at: parameter + 2, of: handle), db) }
-                            }
-                        }
-                        parameter += 3
-                    }
-                    let result = sqlite3_step(handle)
-                    sqlite3_reset(handle)
-                    try check(result, db, done: SQLITE_DONE)
-                    start += rows.count
-                }
+            let version = items[group[0]].reference.version.withUTF8 { Array($0) }
+            // Many rows per statement, the zone and version bound once for all of them.
+            let chunks = stride(from: 0, to: ordered.count, by: rowsPerStatement).map { ordered[$0..<min($0 + rowsPerStatement, ordered.count)] }
+            guard let first = chunks.first else { continue }
+            var prepared = RowBytes(rows: first, of: items, zone: zone, version: version)
+            for (index, rows) in chunks.enumerated() {
+                // A large batch copies and checksums the next statement's rows on another
+                // core while SQLite inserts these.
+                let upcoming = chunks.indices.contains(index + 1) ? RowBytes.preparing(rows: chunks[index + 1], of: items, zone: zone, version: version) : nil
+                let statement = try db.cachedStatement(sql: rows.count == rowsPerStatement ? fullInsertSQL : insertSQL(rows: rows.count))
+                try prepared.insert(zone: zone, version: version, with: statement.sqliteStatement, db)
+                if let upcoming { prepared = upcoming() }
             }
         }
     }
 
-    /// Binds `bytes` as a BLOB (SQLite copies them), an empty BLOB when there are none: a
-    /// nil pointer would bind NULL.
+    /// The key, data and checksum of each row of one statement, copied into one buffer
+    /// that outlives the statement's step, so SQLite binds them in place
+    /// (`SQLITE_STATIC`) instead of allocating a copy of each (three allocations a row).
+    struct RowBytes: Sendable {
+        private var bytes: [UInt8] = []
+        /// Three fields a row, in parameter order: key, data, checksum.
+        private var fields: [Range<Int>] = []
+
+        /// Copies the fields of `rows` (positions in `items`), computing each checksum.
+        init(rows: ArraySlice<Int>, of items: [ZoneItem], zone: Kind, version: [UInt8]) {
+            fields.reserveCapacity(3 * rows.count)
+            version.withUnsafeBytes { version in fill(rows: rows, of: items, zone: zone, version: version) }
+        }
+
+        /// Starts making the ``RowBytes`` of `rows` on another thread; the function returned
+        /// waits for them.
+        static func preparing(rows: ArraySlice<Int>, of items: [ZoneItem], zone: Kind, version: [UInt8]) -> () -> RowBytes {
+            let result = Locked<RowBytes?>(nil)
+            let done = DispatchGroup()
+            DispatchQueue.global().async(group: done) {
+                let prepared = RowBytes(rows: rows, of: items, zone: zone, version: version)
+                result.withLock { $0 = prepared }
+            }
+            return {
+                done.wait()
+                return result.withLock { $0 } ?? RowBytes(rows: rows, of: items, zone: zone, version: version)
+            }
+        }
+
+        private mutating func fill(rows: ArraySlice<Int>, of items: [ZoneItem], zone: Kind, version: UnsafeRawBufferPointer) {
+            for index in rows {
+                // In place: a copy of the item would retain its data and identifiers.
+                items[index].reference.key.withUTF8 { key in
+                    items[index].data.withUnsafeBytes { data in
+                        let checksum = SQLiteRowChecksum.item(zone: zone.rawValue, version: version, key: key, data: data)
+                        append(key)
+                        append(data)
+                        withUnsafeBytes(of: checksum) { append($0) }
+                    }
+                }
+            }
+        }
+
+        private mutating func append(_ field: UnsafeRawBufferPointer) {
+            fields.append(bytes.count..<(bytes.count + field.count))
+            bytes.append(contentsOf: field)
+        }
+
+        /// Binds the zone, the version and every field to `handle` (an insert statement
+        /// of as many rows), steps it, and clears the bindings again before the buffer
+        /// can change.
+        func insert(zone: Kind, version: [UInt8], with handle: OpaquePointer?, _ db: Database) throws {
+            sqlite3_reset(handle)
+            defer { sqlite3_clear_bindings(handle) }
+            try SQLiteZone.check(sqlite3_bind_int64(handle, 1, Int64(zone.rawValue)), db)
+            try version.withUnsafeBytes { version in try bytes.withUnsafeBytes { buffer in
+                try SQLiteZone.check(SQLiteZone.bindBlob(version, at: 2, of: handle), db)
+                for (offset, field) in fields.enumerated() {
+                    try SQLiteZone.check(SQLiteZone.bindBlob(UnsafeRawBufferPointer(rebasing: buffer[field]), at: Int32(3 + offset), of: handle), db)
+                }
+                let result = sqlite3_step(handle)
+                sqlite3_reset(handle)
+                try SQLiteZone.check(result, db, done: SQLITE_DONE)
+            } }
+        }
+    }
+
+    /// Binds `bytes` as a BLOB that SQLite reads in place (`SQLITE_STATIC`: they must stay
+    /// unchanged until the statement is reset and its bindings cleared), an empty BLOB when
+    /// there are none: a nil pointer would bind NULL.
     private static func bindBlob(_ bytes: UnsafeRawBufferPointer, at parameter: Int32, of handle: OpaquePointer?) -> Int32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, parameter, 0) }
         guard let length = Int32(exactly: bytes.count) else { return SQLITE_TOOBIG }
-        return sqlite3_bind_blob(handle, parameter, base, length, sqliteTransient)
+        return sqlite3_bind_blob(handle, parameter, base, length, nil)
     }
-
-    /// SQLite's `SQLITE_TRANSIENT` destructor (C's `(sqlite3_destructor_type)-1`): SQLite
-    /// copies the bytes before the bind call returns.
-    private static let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     /// Throws the connection's error when `result` is not `expected`.
     private static func check(_ result: Int32, _ db: Database, done expected: Int32 = SQLITE_OK) throws {

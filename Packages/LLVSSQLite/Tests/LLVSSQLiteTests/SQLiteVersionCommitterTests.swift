@@ -28,6 +28,34 @@ import Testing
         #expect(try reopened.values.data(for: ZoneReference(key: "a", version: "V")) == Data("1".utf8))
     }
 
+    /// A batch larger than one statement (256 rows) goes in as several, each statement's
+    /// rows copied and checksummed on another thread while SQLite inserts the previous
+    /// ones: every row arrives once, with its own bytes (empty keys and data, NUL bytes and
+    /// long data included), a reference repeated in the batch gets its last data, and
+    /// every row checks.
+    @Test(arguments: [1, 255, 256, 257, 513, 3_000])
+    func batchesOfSeveralStatementsStoreEveryRow(count: Int) throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let keys = ["", "\0", "a\0b"] + (0..<count).map { "k\($0)" }
+        func data(_ index: Int) -> Data {
+            index % 7 == 0 ? Data() : Data(String(repeating: "d\(index)\0", count: 1 + index % 300).utf8)
+        }
+        var items = keys.enumerated().map { ZoneItem(reference: ZoneReference(key: .init($0.element), version: "V\0x"), data: data($0.offset)) }
+        items.append(ZoneItem(reference: items[count / 2].reference, data: Data("last".utf8)))
+        try #require(zones.committer).commitVersion(values: items, maps: [], record: Data("r".utf8))
+        try zones.maps.store(items)
+        var expected = Dictionary(items.map { ($0.reference, $0.data) }, uniquingKeysWith: { $1 })
+        expected[items[count / 2].reference] = Data("last".utf8)
+        let references = Array(expected.keys)
+        let reopened = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try reopened.values.data(for: references) == references.map { expected[$0] })
+        #expect(try reopened.maps.data(for: references) == references.map { expected[$0] })
+        let queue = try DatabaseQueue(path: directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM zone_item") } == 2 * expected.count)
+        #expect(reopened.checkStoredBytes?() == [])
+    }
+
     /// A large commit is not followed by a log as large as its data: the truncating
     /// checkpoint runs on the writer's queue after the commit returns, so the next write
     /// (or closing the store) comes after it, and it turns SQLite's automatic checkpoint,
