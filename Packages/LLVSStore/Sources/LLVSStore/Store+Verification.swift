@@ -25,7 +25,9 @@ extension Store {
     /// backend. Then the storage's full check runs (``StoreZones/checkStoredBytes``): every
     /// SQLite row carries a checksum and SQLite's structure check runs; every file pack is
     /// read and every log segment must end with a whole record. What it finds that reading
-    /// the versions did not (damage no version refers to) is reported too, once.
+    /// the versions did not (damage no version refers to) is reported too, once, except a
+    /// pack segment's unfinished final pack of a version the store does not hold: a writer
+    /// killed during its write leaves one, and no acknowledged version can be in it.
     /// Reads go through this store object's zone caches (the file backend keeps packs it
     /// read or wrote in memory); open a new `Store` on the directory to check what is on disk
     /// now. Versions added while the check runs are not checked.
@@ -69,8 +71,11 @@ extension Store {
         }
         // What the storage's full check found that reading the versions did not (rows or
         // packs no version refers to, a log segment's damaged last record).
+        // A pack segment's unfinished final pack of a version the store does not hold is
+        // what a writer killed during its write leaves, not damage.
         let reported = verifier.report.problems.map(\.reason)
         for damage in engine.zones.checkStoredBytes?() ?? [] where !reported.contains(where: { $0.contains(damage.reason) }) {
+            if damage.isUnfinishedFinalPack, !(damage.version.map { history.contains(Version.ID(rawValue: $0)) } ?? false) { continue }
             verifier.record(damage.reason, version: damage.version.map(Version.ID.init(rawValue:)),
                             value: damage.valueId.map(Value.ID.init(rawValue:)))
         }

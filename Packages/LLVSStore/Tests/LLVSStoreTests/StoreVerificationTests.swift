@@ -121,6 +121,28 @@ import Testing
                 "\(report.problems)")
     }
 
+    /// A writer killed during its write leaves an unfinished final pack of a version it
+    /// never logged: verify does not count it as damage (no acknowledged version can be in
+    /// it), while the same damage to the final pack of a version in the store is reported.
+    @Test func anUnfinishedFinalPackIsDamageOnlyWhenItsVersionIsInTheStore() throws {
+        let history = try SmallHistory(.file)
+        let root = history.test.directory.url
+        // The last pack the history wrote is the merge's map pack: damage to it is reported.
+        try StoreDamage.zeroSecondHalf(of: StoreDamage.pack(of: history.merged.id, zone: "maps", inStoreAt: root))
+        let damaged = try history.test.reopened().verify()
+        #expect(damaged.problems.contains { $0.versionId == history.merged.id }, "\(damaged.problems)")
+
+        let killed = try SmallHistory(.file)
+        let killedRoot = killed.test.directory.url
+        // A pack whose version never got its log record, cut as a killed write leaves it.
+        let zones = try FileStorage().makeZones(rootDirectoryURL: killedRoot)
+        try zones.values.store([ZoneItem(reference: ZoneReference(key: "x", version: "never-logged"), data: Data(repeating: 7, count: 300))])
+        try StoreDamage.zeroSecondHalf(of: StoreDamage.pack(of: "never-logged", zone: "values", inStoreAt: killedRoot))
+        #expect(zones.checkStoredBytes?().contains { $0.isUnfinishedFinalPack && $0.version == "never-logged" } == true)
+        let report = try killed.test.reopened().verify()
+        #expect(report.isIntact, "\(report.problems)")
+    }
+
     @Test func aMapPackWithALostHalfIsReportedForItsVersion() throws {
         let history = try SmallHistory(.file)
         let root = history.test.directory.url

@@ -191,7 +191,8 @@ enum PackSegment {
         var offset = magic.count
         while offset < bytes.count {
             guard bytes.count - offset >= lengthCount else {
-                damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)"))
+                damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)",
+                                            isUnfinishedFinalPack: true))
                 break
             }
             let length = bytes[offset..<(offset + lengthCount)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -204,7 +205,8 @@ enum PackSegment {
                 break
             }
             guard packStart <= bytes.count, length <= UInt64(bytes.count - packStart) else {
-                damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)"))
+                damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)",
+                                            isUnfinishedFinalPack: true))
                 break
             }
             let pack = bytes[packStart..<(packStart + Int(length))]
@@ -220,7 +222,11 @@ enum PackSegment {
                     guard span.upperBound <= pack.count else { return nil }
                     return String(validating: pack.dropFirst(span.lowerBound).prefix(span.count), as: UTF8.self)
                 }
-                damage.append(StorageDamage(version: version, reason: "\(error)"))
+                // Only space never written after it (the end, or preallocated zeros): the
+                // write a killed writer left unfinished looks like this.
+                let end = packStart + Int(length)
+                let isFinal = !bytes[end...].contains { $0 != 0 }
+                damage.append(StorageDamage(version: version, reason: "\(error)", isUnfinishedFinalPack: isFinal))
             }
             offset = packStart + Int(length)
         }

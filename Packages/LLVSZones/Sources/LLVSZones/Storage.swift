@@ -60,12 +60,19 @@ public struct StorageDamage: Hashable, Sendable, CustomStringConvertible {
     public var valueId: String?
     /// What is wrong, naming the item, record or file.
     public var reason: String
+    /// Whether this is the unfinished final pack of a pack segment: it fails its checksum
+    /// or runs short, and only space never written follows it. A writer killed during its
+    /// write leaves one; its version's log record is appended only after the pack is
+    /// synced, so it is harmless unless that version is in the store (then reading the
+    /// version finds the damage too).
+    public var isUnfinishedFinalPack: Bool
 
     /// Creates a finding.
-    public init(version: String? = nil, valueId: String? = nil, reason: String) {
+    public init(version: String? = nil, valueId: String? = nil, reason: String, isUnfinishedFinalPack: Bool = false) {
         self.version = version
         self.valueId = valueId
         self.reason = reason
+        self.isUnfinishedFinalPack = isUnfinishedFinalPack
     }
 
     /// The reason.
