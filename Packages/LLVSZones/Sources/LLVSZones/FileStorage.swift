@@ -115,14 +115,20 @@ struct FileBatchWriting: BatchWriting {
     let shared: PackSegmentAppender
 
     func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
-        var valuePacks = try values.newPacks(for: valueItems)
-        if valuePacks.reduce(0, { $0 + $1.bytes.count }) > PackSegment.largeWriteCount {
-            // A bulk version: its value packs are written (and their bytes let go) before its
-            // map packs are made, so that the two are never in memory together.
-            try values.append(valuePacks, waitingForTheDisk: false)
-            valuePacks = []
+        // A bulk version's packs are written in pieces, each let go before the next is
+        // made, values first; a small version's two packs go in one write.
+        var valuePacks: [(version: Version.ID, bytes: Data)] = []
+        if FileZone.byteCount(of: valueItems) > PackSegment.largeWriteCount {
+            try values.appendInPieces(valueItems, waitingForTheDisk: false)
+        } else {
+            valuePacks = try values.newPacks(for: valueItems)
         }
-        let mapPacks = try maps.newPacks(for: mapItems)
+        var mapPacks: [(version: Version.ID, bytes: Data)] = []
+        if FileZone.byteCount(of: mapItems) > PackSegment.largeWriteCount {
+            try maps.appendInPieces(mapItems, waitingForTheDisk: false)
+        } else {
+            mapPacks = try maps.newPacks(for: mapItems)
+        }
         guard !valuePacks.isEmpty || !mapPacks.isEmpty else { return }
         // Usually one write for both zones.
         let records = valuePacks.map { PackSegment.Record(zone: .values, pack: $0.bytes) }

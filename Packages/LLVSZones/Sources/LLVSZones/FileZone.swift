@@ -63,9 +63,14 @@ public final class FileZone: Zone {
     }
 
     /// ``store(_:)``, optionally returning before the packs are durable (``makeDurable()``
-    /// then makes them so).
+    /// then makes them so). Items of more than ``PackSegment/largeWriteCount`` bytes are
+    /// appended in pieces (``appendInPieces(_:waitingForTheDisk:)``).
     func store(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
-        try append(try newPacks(for: items), waitingForTheDisk: waitingForTheDisk)
+        if Self.byteCount(of: items) > PackSegment.largeWriteCount {
+            try appendInPieces(items, waitingForTheDisk: waitingForTheDisk)
+        } else {
+            try append(try newPacks(for: items), waitingForTheDisk: waitingForTheDisk)
+        }
     }
 
     /// Appends packs made by ``newPacks(for:)`` with one write (and, when
@@ -83,6 +88,53 @@ public final class FileZone: Zone {
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read.
     func newPacks(for items: [ZoneItem]) throws -> [(version: Version.ID, bytes: Data)] {
+        try missingItems(of: items).map { (version, missing) in
+            (version, PackFile.encode(version: version, keys: missing.map { items[$0].reference.key }) { items[missing[$0]].data })
+        }
+    }
+
+    /// Appends the packs of a large store (a bulk import) one piece at a time: each
+    /// version's new items in key order, cut into packs of about ``pieceByteCount`` bytes
+    /// that hold disjoint ranges of keys, each encoded, appended without waiting for the
+    /// disk and let go before the next is made, so that a million items never sit in memory
+    /// as one pack. Then one `fdatasync` when `waitingForTheDisk`.
+    ///
+    /// - Throws: ``ZoneError`` when a version's packs cannot be read or the segment cannot
+    ///   be written; the pieces appended before are unreferenced then.
+    /// - Complexity: O(n log n) in the number of items; one write per piece.
+    func appendInPieces(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
+        for (version, missing) in try missingItems(of: items) {
+            let keys = missing.map { items[$0].reference.key }
+            // Sorted, with only the last of a repeated key: the pieces' key ranges are disjoint.
+            let order = KeyOrder.positionsOfLastOccurrences(keys)
+            var start = order.startIndex
+            while start < order.endIndex {
+                var end = start, byteCount = 0
+                repeat {
+                    byteCount += keys[order[end]].utf8Count + items[missing[order[end]]].data.count
+                    end += 1
+                } while end < order.endIndex && byteCount < Self.pieceByteCount
+                let piece = order[start..<end]
+                let pack = PackFile.encode(version: version, keys: piece.map { keys[$0] }) { items[missing[piece[piece.startIndex + $0]]].data }
+                try append([(version, pack)], waitingForTheDisk: false)
+                start = end
+            }
+        }
+        if waitingForTheDisk { try makeDurable() }
+    }
+
+    /// About how many bytes of keys and data one piece of a large store holds.
+    static let pieceByteCount = 8 << 20
+
+    /// The bytes of data `items` hold.
+    static func byteCount(of items: [ZoneItem]) -> Int {
+        items.reduce(0) { $0 + $1.data.count }
+    }
+
+    /// The positions in `items` of the items not already stored, grouped by version.
+    ///
+    /// - Throws: ``ZoneError`` when a version's packs cannot be read.
+    private func missingItems(of items: [ZoneItem]) throws -> [(version: Version.ID, positions: [Int])] {
         // Positions in `items`, by version: a bulk version's million items are not copied.
         var groups: [Version.ID: [Int]] = [:]
         if let version = items.first?.reference.version, items.allSatisfy({ $0.reference.version == version }) {
@@ -90,14 +142,13 @@ public final class FileZone: Zone {
         } else {
             for (index, item) in items.enumerated() { groups[item.reference.version, default: []].append(index) }
         }
-        var packs: [(version: Version.ID, bytes: Data)] = []
+        var result: [(version: Version.ID, positions: [Int])] = []
         for (version, group) in groups {
             let existing = try self.packs(of: version, lookingForLaterPacks: false)
             let missing = existing.isEmpty ? group : group.filter { index in !existing.contains { $0.data(for: items[index].reference.key) != nil } }
-            guard !missing.isEmpty else { continue }
-            packs.append((version, PackFile.encode(version: version, keys: missing.map { items[$0].reference.key }) { items[missing[$0]].data }))
+            if !missing.isEmpty { result.append((version, missing)) }
         }
-        return packs
+        return result
     }
 
     /// Indexes packs this zone's writer appended to the segment at `path` (at `offsets`),

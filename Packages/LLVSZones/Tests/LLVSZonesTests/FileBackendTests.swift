@@ -92,6 +92,43 @@ import Testing
         #expect(FileStorage.checkStoredBytes(root: directory.url).isEmpty)
     }
 
+    /// A bulk store of more than a piece's bytes is appended as several packs of disjoint key
+    /// ranges (so that it is never one pack in memory), for a store's shared segment and a
+    /// zone's own alike: every item reads back, a key repeated in the batch has its last
+    /// data, and a key the version already held keeps its first.
+    @Test func aBulkStoreIsAppendedInPiecesAndKeepsEverything() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        try zones.values.store(Data("first".utf8), for: Self.reference("k05", "V"))
+        let big = Data(repeating: 0xA5, count: 1 << 20)
+        var values = (0..<20).map { ZoneItem(reference: Self.reference(String(format: "k%02d", 19 - $0), "V"), data: big + Data([UInt8($0)])) }
+        values.append(ZoneItem(reference: Self.reference("k07", "V"), data: Data("last".utf8)))
+        let maps = (0..<3).map { ZoneItem(reference: Self.reference("n\($0)", "V"), data: Data("node \($0)".utf8)) }
+        let batch = try #require(zones.batchWriting)
+        try batch.storeWithoutWaiting(values: values, maps: maps)
+        try batch.makeDurable()
+
+        let standaloneURL = directory.url.appendingPathComponent("standalone")
+        let standalone = try FileZone(directoryURL: standaloneURL)
+        try standalone.store(values)
+        // The batch's data, the last of a repeated key; k05 of the shared segment was there before.
+        var expected = Dictionary(values.map { ($0.reference, $0.data) }, uniquingKeysWith: { $1 })
+        let references = expected.keys.sorted { $0.key.rawValue < $1.key.rawValue }
+        for reader in [standalone, try FileZone(directoryURL: standaloneURL)] as [any Zone] {
+            #expect(try reader.data(for: references) == references.map { expected[$0] })
+        }
+        expected[Self.reference("k05", "V")] = Data("first".utf8)
+        for reader in [zones.values, try FileStorage().makeZones(rootDirectoryURL: directory.url).values] {
+            #expect(try reader.data(for: references) == references.map { expected[$0] })
+        }
+        // 20 MiB of new data in pieces of about 8 MiB, after the one-item pack stored first.
+        let fileValues = try #require(zones.values as? FileZone)
+        #expect(try fileValues.segmentLocations(of: "V").count == 4)
+        #expect(try standalone.segmentLocations(of: "V").count == 3)
+        #expect(try zones.maps.data(for: maps.map(\.reference)) == maps.map(\.data))
+        #expect(FileStorage.checkStoredBytes(root: directory.url).isEmpty)
+    }
+
     /// A record of a shared segment whose zone byte is neither 0 nor 1 is damage when a pack
     /// follows it (reported, and skipped by both zones), and a torn write when it is last.
     @Test func aRecordNamingNoZoneIsDamageOrATornWrite() throws {
