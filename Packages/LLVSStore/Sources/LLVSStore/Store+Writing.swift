@@ -14,12 +14,11 @@ extension Store {
     public func makeVersion(basedOnPredecessor predecessor: Version.ID?, inserting insertedValues: [Value] = [],
                             updating updatedValues: [Value] = [], removing removedIds: [Value.ID] = [],
                             metadata: Version.Metadata = [:]) throws -> Version {
-        var changes: [Value.Change] = []
-        changes.reserveCapacity(insertedValues.count + updatedValues.count + removedIds.count)
-        changes.append(contentsOf: insertedValues.lazy.map(Value.Change.insert))
-        changes.append(contentsOf: updatedValues.lazy.map(Value.Change.update))
-        changes.append(contentsOf: removedIds.lazy.map(Value.Change.remove))
-        return try makeVersion(basedOnPredecessor: predecessor, storing: changes, metadata: metadata)
+        // The caller's lists are read in place, not copied into a list of changes (a bulk
+        // import's million values would otherwise be held twice).
+        let changes = ValueChangeList(inserted: insertedValues, updated: updatedValues, removed: removedIds)
+        let version = Version(predecessors: predecessor.map { Version.Predecessors(idOfFirst: $0) }, metadata: metadata)
+        return try VersionWriter(store: self).write(version, changes: changes).version
     }
 
     /// Makes a version based on `predecessor` that applies `changes`.
@@ -83,5 +82,24 @@ extension Store {
             }
             return added
         }
+    }
+}
+
+/// The changes of ``Store/makeVersion(basedOnPredecessor:inserting:updating:removing:metadata:)``
+/// as one collection over the caller's three lists: the inserts, then the updates, then the
+/// removals.
+struct ValueChangeList: RandomAccessCollection {
+    let inserted: [Value]
+    let updated: [Value]
+    let removed: [Value.ID]
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { inserted.count + updated.count + removed.count }
+
+    subscript(position: Int) -> Value.Change {
+        if position < inserted.count { return .insert(inserted[position]) }
+        let updatePosition = position - inserted.count
+        if updatePosition < updated.count { return .update(updated[updatePosition]) }
+        return .remove(removed[updatePosition - updated.count])
     }
 }

@@ -18,10 +18,24 @@ struct VersionWriter {
     /// - Throws: ``StoreError/conflictingVersion(_:)`` when the store holds the identifier
     ///   with other predecessors, timestamp or metadata; the errors of the checks and the
     ///   write.
-    func write(_ version: Version, changes: [Value.Change], trusted: Set<Value.Reference> = [],
+    func write(_ version: Version, changes: some Collection<Value.Change>, trusted: Set<Value.Reference> = [],
                batch: StoreEngine.Batch? = nil) throws(StoreError) -> (version: Version, added: Bool) {
         if let existing = store.version(identifiedBy: version.id) { return (try Self.same(existing, as: version), false) }
-        let mapChanges = try validate(changes, of: version, trusted: trusted)
+        var mapChanges = try validate(changes, of: version, trusted: trusted)
+        let base = try version.predecessors.map { (predecessors) throws(StoreError) in try store.root(of: predecessors.idOfFirst) } ?? nil
+        let update: MapUpdate
+        do {
+            update = try store.withMap { (map, overlay) throws(MapError) in
+                // The map update rejects an identifier changed twice (it sorts the changes
+                // anyway, so repeats come out adjacent) and, given the only reference to
+                // them, frees the map changes as soon as they are sorted.
+                try map.update(base, applying: Self.taking(&mapChanges), location: version.id, overlay: overlay, rejectingRepeats: true)
+            }
+        } catch .map(.repeatedChange(let valueId)) {
+            throw .conflictingChanges(valueId: valueId)
+        }
+        // The items are made after the map, so that a bulk version's million items and its
+        // map's entries are never in memory together.
         var stored = version
         stored.successors = Version.Successors()
         var items: [ZoneItem] = []
@@ -37,20 +51,15 @@ struct VersionWriter {
             }
         }
         stored.valueDataSize = valueDataSize
-        let base = try version.predecessors.map { (predecessors) throws(StoreError) in try store.root(of: predecessors.idOfFirst) } ?? nil
-        let update: MapUpdate
-        do {
-            update = try store.withMap { (map, overlay) throws(MapError) in
-                // The map update rejects an identifier changed twice (it sorts the changes
-                // anyway, so repeats come out adjacent) and frees the map changes early.
-                try map.update(base, applying: mapChanges, location: version.id, overlay: overlay, rejectingRepeats: true)
-            }
-        } catch .map(.repeatedChange(let valueId)) {
-            throw .conflictingChanges(valueId: valueId)
-        }
         let added = try store.engine.commit(VersionRecord(version: stored, root: update.root), values: items, mapUpdate: update, batch: batch)
         guard let existing = store.version(identifiedBy: version.id) else { return (stored, added) }
         return (added ? existing : try Self.same(existing, as: version), added)
+    }
+
+    /// The array `array` held, leaving it empty: passed on as the only reference to it.
+    private static func taking(_ array: inout [MapChange]) -> [MapChange] {
+        defer { array = [] }
+        return array
     }
 
     /// `existing`, if its record is `version`'s (another process may have written it).
@@ -62,7 +71,7 @@ struct VersionWriter {
 
     /// Checks predecessors and changes, returning the map changes they make. (An identifier
     /// changed twice is caught by the map update, which sorts the changes.)
-    func validate(_ changes: [Value.Change], of version: Version, trusted: Set<Value.Reference> = []) throws(StoreError) -> [MapChange] {
+    func validate(_ changes: some Collection<Value.Change>, of version: Version, trusted: Set<Value.Reference> = []) throws(StoreError) -> [MapChange] {
         let predecessors = version.predecessorIds
         if predecessors.count == 2, predecessors[0] == predecessors[1] {
             throw .history(.identicalPredecessors(version.id))
