@@ -22,33 +22,110 @@ public final class MemoryStorage: Storage {
     }
 }
 
-/// A zone in memory: a dictionary guarded by a mutex.
+/// A zone in memory: each version's items in runs sorted by key, guarded by a mutex. A
+/// version's items take about 40 bytes each beside their data (a key and a reference to the
+/// data), where one dictionary of every item took about 170 (a million items of one
+/// version: 40 against 168 MB).
 public final class MemoryZone: Zone {
-    private let items = Locked<[ZoneReference: Data]>([:])
+    private let versions = Locked<[Version.ID: SortedRuns]>([:])
 
     /// Creates an empty zone.
     public init() {}
 
     /// Stores items; a reference that already holds data keeps it (append-only), and a
     /// reference repeated within the batch gets its last data.
+    ///
+    /// - Complexity: O(n log n) in the number of items, plus the lookups of their keys in
+    ///   what their versions already hold.
     public func store(_ items: [ZoneItem]) throws {
-        self.items.withLock { stored in
-            if stored.capacity < stored.count + items.count {
-                // Grow geometrically: reserving the exact size on every batch would rehash
-                // the whole dictionary each time.
-                stored.reserveCapacity(max(2 * stored.count, stored.count + items.count))
-            }
-            // Newest first, inserting only where nothing is stored: the last item of a
-            // repeated reference goes in, and data stored before this batch stays.
-            for item in items.reversed() where stored[item.reference] == nil {
-                stored[item.reference] = item.data
+        var groups: [Version.ID: [Int]] = [:]
+        if let version = items.first?.reference.version, items.allSatisfy({ $0.reference.version == version }) {
+            groups[version] = Array(items.indices)
+        } else {
+            for (index, item) in items.enumerated() { groups[item.reference.version, default: []].append(index) }
+        }
+        for (version, positions) in groups {
+            let keys = positions.map { items[$0].reference.key }
+            // In key order, with only the last of a repeated key.
+            let order = KeyOrder.positionsOfLastOccurrences(keys)
+            versions.withLock { stored in
+                var runs = stored.removeValue(forKey: version) ?? SortedRuns()
+                runs.add(order.lazy.map { (keys[$0], items[positions[$0]].data) })
+                stored[version] = runs
             }
         }
     }
 
     /// The data of each reference, or nil.
     public func data(for references: [ZoneReference]) throws -> [Data?] {
-        items.withLock { stored in references.map { stored[$0] } }
+        versions.withLock { stored in references.map { stored[$0.version]?.data(for: $0.key) } }
+    }
+}
+
+/// One version's items: runs of keys in UTF-8 byte order with their data, no key in two
+/// runs. Runs are merged as they come (a run is merged into the one before it while that
+/// one is at most twice as long), so a version stored piece by piece keeps O(log n) runs.
+struct SortedRuns {
+    private var runs: [(keys: [ZoneReference.Key], data: [Data])] = []
+
+    /// How many runs the items are in.
+    var runCount: Int { runs.count }
+
+    /// The data of `key`, or nil.
+    /// - Complexity: O(log n) per run.
+    func data(for key: ZoneReference.Key) -> Data? {
+        for run in runs {
+            if let index = Self.index(of: key, in: run.keys) { return run.data[index] }
+        }
+        return nil
+    }
+
+    /// Adds `items`, sorted by key without repeats, except those whose keys are held
+    /// already (they keep their data).
+    mutating func add(_ items: some Collection<(ZoneReference.Key, Data)>) {
+        var keys: [ZoneReference.Key] = [], data: [Data] = []
+        keys.reserveCapacity(items.count)
+        data.reserveCapacity(items.count)
+        for (key, itemData) in items where self.data(for: key) == nil {
+            keys.append(key)
+            data.append(itemData)
+        }
+        guard !keys.isEmpty else { return }
+        runs.append((keys, data))
+        while runs.count >= 2, runs[runs.count - 2].keys.count <= 2 * runs[runs.count - 1].keys.count {
+            let last = runs.removeLast()
+            runs[runs.count - 1] = Self.merge(runs[runs.count - 1], last)
+        }
+    }
+
+    /// Two runs of disjoint keys as one.
+    private static func merge(_ a: (keys: [ZoneReference.Key], data: [Data]),
+                              _ b: (keys: [ZoneReference.Key], data: [Data])) -> (keys: [ZoneReference.Key], data: [Data]) {
+        var keys: [ZoneReference.Key] = [], data: [Data] = []
+        keys.reserveCapacity(a.keys.count + b.keys.count)
+        data.reserveCapacity(a.keys.count + b.keys.count)
+        var i = 0, j = 0
+        while i < a.keys.count || j < b.keys.count {
+            if j == b.keys.count || (i < a.keys.count && a.keys[i] < b.keys[j]) {
+                keys.append(a.keys[i])
+                data.append(a.data[i])
+                i += 1
+            } else {
+                keys.append(b.keys[j])
+                data.append(b.data[j])
+                j += 1
+            }
+        }
+        return (keys, data)
+    }
+
+    private static func index(of key: ZoneReference.Key, in keys: [ZoneReference.Key]) -> Int? {
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? low : nil
     }
 }
 
