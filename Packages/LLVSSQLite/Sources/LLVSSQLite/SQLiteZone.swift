@@ -38,7 +38,7 @@ final class SQLiteZone: Zone {
     /// - Throws: `DatabaseError` when SQLite refuses a binding or the statement.
     static func insert(_ items: [ZoneItem], into zone: Kind, _ db: Database) throws {
         guard !items.isEmpty else { return }
-        for group in Self.groupsByVersion(items) {
+        for (_, group) in ZoneItem.positionsByVersion(in: items) {
             let ordered = KeyOrder.positionsOfLastOccurrences(group.map { items[$0].reference.key }).map { group[$0] }
             let version = items[group[0]].reference.version.withUTF8 { Array($0) }
             // Many rows per statement, the zone and version bound once for all of them.
@@ -150,15 +150,6 @@ final class SQLiteZone: Zone {
     private static func insertSQL(rows: Int) -> String {
         "INSERT OR IGNORE INTO zone_item (zone, version, key, data, checksum) SELECT ?1, ?2, column1, column2, column3 FROM (VALUES "
             + (0..<rows).map { "(?\(3 + 3 * $0), ?\(4 + 3 * $0), ?\(5 + 3 * $0))" }.joined(separator: ", ") + ")"
-    }
-
-    /// The positions of the items of each version, versions in order (usually just one).
-    private static func groupsByVersion(_ items: [ZoneItem]) -> [[Int]] {
-        guard let first = items.first?.reference.version else { return [] }
-        if items.allSatisfy({ $0.reference.version == first }) { return [Array(items.indices)] }
-        return Dictionary(grouping: items.indices, by: { items[$0].reference.version })
-            .sorted { $0.key < $1.key }
-            .map(\.value)
     }
 
     /// Reads the items in one read transaction, checking each row's checksum.

@@ -135,15 +135,8 @@ public final class FileZone: Zone {
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read.
     private func missingItems(of items: [ZoneItem]) throws -> [(version: Version.ID, positions: [Int])] {
-        // Positions in `items`, by version: a bulk version's million items are not copied.
-        var groups: [Version.ID: [Int]] = [:]
-        if let version = items.first?.reference.version, items.allSatisfy({ $0.reference.version == version }) {
-            groups[version] = Array(items.indices)
-        } else {
-            for (index, item) in items.enumerated() { groups[item.reference.version, default: []].append(index) }
-        }
         var result: [(version: Version.ID, positions: [Int])] = []
-        for (version, group) in groups {
+        for (version, group) in ZoneItem.positionsByVersion(in: items) {
             let existing = try self.packs(of: version, lookingForLaterPacks: false)
             let missing = existing.isEmpty ? group : group.filter { index in !existing.contains { $0.data(for: items[index].reference.key) != nil } }
             if !missing.isEmpty { result.append((version, missing)) }

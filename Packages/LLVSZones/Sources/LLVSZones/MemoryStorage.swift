@@ -38,13 +38,7 @@ public final class MemoryZone: Zone {
     /// - Complexity: O(n log n) in the number of items, plus the lookups of their keys in
     ///   what their versions already hold.
     public func store(_ items: [ZoneItem]) throws {
-        var groups: [Version.ID: [Int]] = [:]
-        if let version = items.first?.reference.version, items.allSatisfy({ $0.reference.version == version }) {
-            groups[version] = Array(items.indices)
-        } else {
-            for (index, item) in items.enumerated() { groups[item.reference.version, default: []].append(index) }
-        }
-        for (version, positions) in groups {
+        for (version, positions) in ZoneItem.positionsByVersion(in: items) {
             let keys = positions.map { items[$0].reference.key }
             // In key order, with only the last of a repeated key.
             let order = KeyOrder.positionsOfLastOccurrences(keys)

@@ -50,3 +50,17 @@ public struct ZoneItem: Sendable {
         self.data = data
     }
 }
+
+extension ZoneItem {
+    /// The positions in `items` of each version's items, versions in increasing order
+    /// (usually just one, whose positions are not looked up one by one).
+    ///
+    /// - Complexity: O(n) for one version, O(n + v log v) for v of them.
+    public static func positionsByVersion(in items: [ZoneItem]) -> [(version: Version.ID, positions: [Int])] {
+        guard let first = items.first?.reference.version else { return [] }
+        if items.allSatisfy({ $0.reference.version == first }) { return [(first, Array(items.indices))] }
+        return Dictionary(grouping: items.indices, by: { items[$0].reference.version })
+            .sorted { $0.key < $1.key }
+            .map { (version: $0.key, positions: $0.value) }
+    }
+}
