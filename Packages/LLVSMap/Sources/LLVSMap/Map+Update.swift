@@ -40,28 +40,35 @@ extension Map {
     ///   identifier appears twice; ``MapError`` when a node of `root` is missing or corrupt.
     public func update(_ root: NodeReference?, applying changes: consuming [MapChange], location: Version.ID,
                        overlay: MapOverlay? = nil, rejectingRepeats: Bool = false) throws(MapError) -> MapUpdate {
-        var keyed = try Self.sortedLastChanges(changes, rejectingRepeats: rejectingRepeats)
-        changes = []
         var builder = NodeBuilder(location: location)
         let newRoot: NodeReference?
         if root == nil {
             // A new map (a first version, a bulk import): build it from the entries directly,
-            // letting the changes go before the nodes are made.
-            let entries = keyed.compactMap(\.entry)
-            keyed = []
-            builder.keepsDecodedLeaves = entries.count <= NodeBuilder.bulkEntryCount
-            newRoot = builder.build(entries, depth: 0)
+            // letting the changes go before the nodes are made, and each sixteenth of the
+            // entries once its subtree is built.
+            var groups = Self.leafEntriesByFirstNibble(changes, order: try Self.sortedLastChangeOrder(changes, rejectingRepeats: rejectingRepeats))
+            changes = []
+            builder.isBulk = groups.reduce(0) { $0 + $1.count } > NodeBuilder.bulkEntryCount
+            newRoot = builder.build(takingGroups: &groups)
         } else {
+            let keyed = try Self.sortedLastChanges(changes, rejectingRepeats: rejectingRepeats)
+            changes = []
             newRoot = try apply(root, depth: 0, changes: keyed[...], builder: &builder, overlay: overlay)
         }
         return MapUpdate(root: newRoot, location: location, newNodes: builder.reachableNewNodes(from: newRoot))
     }
 
     /// The changes in leaf order, keeping only the last change of each identifier (or
-    /// throwing for a repeated one). Sorts trivially copyable (hash, index) pairs rather than
-    /// the changes themselves, so a million changes sort without a reference-count operation
-    /// per comparison.
+    /// throwing for a repeated one).
     static func sortedLastChanges(_ changes: [MapChange], rejectingRepeats: Bool = false) throws(MapError) -> [KeyedChange] {
+        try sortedLastChangeOrder(changes, rejectingRepeats: rejectingRepeats).map { KeyedChange(keyHash: $0.keyHash, change: changes[$0.index]) }
+    }
+
+    /// The positions of ``sortedLastChanges(_:rejectingRepeats:)`` in `changes`, with their
+    /// placement hashes. Sorts trivially copyable (hash, index) pairs rather than the
+    /// changes themselves, so a million changes sort without a reference-count operation
+    /// per comparison.
+    static func sortedLastChangeOrder(_ changes: [MapChange], rejectingRepeats: Bool = false) throws(MapError) -> [ChangeOrder] {
         var order = changes.indices.map { ChangeOrder(keyHash: Digest.of(changes[$0].valueId), index: $0) }
         order.sort { a, b in
             if a.keyHash != b.keyHash { return a.keyHash < b.keyHash }
@@ -69,18 +76,38 @@ extension Map {
             let (first, second) = (changes[a.index].valueId, changes[b.index].valueId)
             return first != second ? first < second : a.index < b.index
         }
-        var keyed: [KeyedChange] = []
-        keyed.reserveCapacity(order.count)
-        for (position, entry) in order.enumerated() {
+        var kept = 0
+        for position in order.indices {
+            let entry = order[position]
             // Of several changes to one identifier, only the last (now adjacent, in order) counts.
             if position + 1 < order.count, order[position + 1].keyHash == entry.keyHash,
                changes[order[position + 1].index].valueId == changes[entry.index].valueId {
                 if rejectingRepeats { throw .repeatedChange(valueId: changes[entry.index].valueId) }
                 continue
             }
-            keyed.append(KeyedChange(keyHash: entry.keyHash, change: changes[entry.index]))
+            order[kept] = entry
+            kept += 1
         }
-        return keyed
+        order.removeSubrange(kept...)
+        return order
+    }
+
+    /// The entries the changes at `order` set (see ``sortedLastChangeOrder(_:rejectingRepeats:)``),
+    /// in sixteen lists by the first nibble of their placement hash.
+    static func leafEntriesByFirstNibble(_ changes: [MapChange], order: [ChangeOrder]) -> [[LeafEntry]] {
+        var groups = [[LeafEntry]](repeating: [], count: 16)
+        var start = order.startIndex
+        while start < order.endIndex {
+            let nibble = order[start].keyHash.nibble(at: 0)
+            var end = start + 1
+            while end < order.endIndex, order[end].keyHash.nibble(at: 0) == nibble { end += 1 }
+            groups[nibble].reserveCapacity(end - start)
+            for position in order[start..<end] {
+                if let entry = KeyedChange(keyHash: position.keyHash, change: changes[position.index]).entry { groups[nibble].append(entry) }
+            }
+            start = end
+        }
+        return groups
     }
 
     private func apply(_ reference: NodeReference?, depth: Int, changes: ArraySlice<KeyedChange>,
@@ -187,10 +214,26 @@ struct ChangeOrder {
 /// Builds canonical nodes for one update, remembering every node it makes.
 struct NodeBuilder {
     let location: Version.ID
+    /// The nodes made, by hash (empty in a bulk build).
     private(set) var nodes: [Digest: EncodedNode] = [:]
-    /// Whether the leaves built keep their decoded form beside their bytes (see
-    /// ``EncodedNode/node``): not in a bulk build, whose leaves only ever go to storage.
-    var keepsDecodedLeaves = true
+    /// Whether this builds a new map of many entries (more than ``bulkEntryCount``) with
+    /// ``build(_:depth:)`` alone. Its nodes are then listed in the order they are made, as
+    /// bytes only (see ``EncodedNode/node``): they only ever go to storage, and a dictionary
+    /// of them, their decoded entries and child lists would take more memory than the
+    /// bytes. Each is reachable and distinct, since no two subtrees of distinct entries
+    /// are equal.
+    var isBulk = false
+    /// The nodes of a bulk build, children before their parent.
+    private var bulkNodes: [EncodedNode] = []
+    /// Where a bulk build writes its nodes' bytes: the nodes share buffers of about
+    /// ``bulkBufferByteCount`` bytes (each node's `bytes` a slice of one) instead of an
+    /// allocation each.
+    private var bulkBuffer = Data()
+    /// The nodes written to ``bulkBuffer``: their hashes and byte ranges.
+    private var bulkBufferNodes: [(hash: Digest, range: Range<Int>)] = []
+
+    /// The size of the buffers a bulk build shares among its nodes' bytes.
+    static let bulkBufferByteCount = 1 << 20
 
     /// New maps of more entries than this are bulk builds.
     static let bulkEntryCount = 1 << 16
@@ -202,6 +245,29 @@ struct NodeBuilder {
     /// The canonical subtree of sorted `entries` at `depth` (nil when empty).
     mutating func build(_ entries: [LeafEntry], depth: Int) -> NodeReference? {
         build(entries[...], depth: depth)
+    }
+
+    /// The canonical map of the sorted entries in `groups` (those whose placement hash
+    /// begins with nibble i in `groups[i]`), letting each group go once its subtree is
+    /// built: a bulk build then never holds all the entries and all the nodes at once.
+    /// Leaves `groups` empty.
+    mutating func build(takingGroups groups: inout [[LeafEntry]]) -> NodeReference? {
+        guard groups.reduce(0, { $0 + $1.count }) > MapNode.leafCapacity else {
+            defer { groups = [] }
+            return build(groups.flatMap { $0 }, depth: 0)
+        }
+        var bitmap: UInt16 = 0
+        var children: [NodeReference] = []
+        for nibble in groups.indices {
+            let group = groups[nibble]
+            groups[nibble] = []
+            if let child = build(group, depth: 1) {
+                bitmap |= UInt16(1) << UInt16(nibble)
+                children.append(child)
+            }
+        }
+        groups = []
+        return emit(.interior(bitmap: bitmap, children: children))
     }
 
     /// The canonical subtree of a sorted slice of entries at `depth` (nil when empty). Works
@@ -229,16 +295,41 @@ struct NodeBuilder {
 
     /// Encodes a node and records it as new.
     mutating func emit(_ node: MapNode) -> NodeReference {
+        if isBulk {
+            let (bytes, hash) = node.encodedBytes()
+            if bulkBuffer.count + bytes.count > Self.bulkBufferByteCount { sealBulkBuffer() }
+            if bulkBuffer.isEmpty { bulkBuffer.reserveCapacity(max(Self.bulkBufferByteCount, bytes.count)) }
+            let start = bulkBuffer.count
+            bulkBuffer.append(contentsOf: bytes)
+            bulkBufferNodes.append((hash, start..<bulkBuffer.count))
+            return NodeReference(hash: hash, location: location, count: node.count)
+        }
         let (bytes, hash) = node.encoded()
-        var kept: MapNode? = node
-        if case .leaf = node, !keepsDecodedLeaves { kept = nil }
-        nodes[hash] = EncodedNode(hash: hash, bytes: bytes, node: kept)
+        nodes[hash] = EncodedNode(hash: hash, bytes: bytes, node: node)
         return NodeReference(hash: hash, location: location, count: node.count)
     }
 
+    /// Lists the nodes written to the bulk buffer, each with its slice of it, and starts
+    /// a new buffer (the slices share the old one, which is never written again).
+    private mutating func sealBulkBuffer() {
+        let sealed = bulkBuffer
+        bulkBuffer = Data()
+        for (hash, range) in bulkBufferNodes {
+            bulkNodes.append(EncodedNode(hash: hash, bytes: sealed[range], node: nil))
+        }
+        bulkBufferNodes.removeAll(keepingCapacity: true)
+    }
+
     /// The new nodes the map rooted at `root` actually uses (some built nodes can end up
-    /// unused, for example when a change turns out to be a no-op).
-    func reachableNewNodes(from root: NodeReference?) -> [EncodedNode] {
+    /// unused, for example when a change turns out to be a no-op). Consumes a bulk build's
+    /// list of nodes, every one of which is used.
+    mutating func reachableNewNodes(from root: NodeReference?) -> [EncodedNode] {
+        if isBulk {
+            sealBulkBuffer()
+            defer { bulkNodes = [] }
+            // Grown by doubling: up to twice the room the nodes need, kept as long as they are.
+            return bulkNodes.count < bulkNodes.capacity / 8 * 7 ? bulkNodes.copiedToFit() : bulkNodes
+        }
         var result: [EncodedNode] = []
         var stack = root.map { [$0] } ?? []
         var seen: Set<Digest> = []

@@ -124,8 +124,9 @@ public struct EncodedNode: Sendable {
     public let hash: Digest
     /// The node's stored bytes.
     public let bytes: Data
-    /// The node decoded, kept beside its bytes for the cache; nil for the leaves of a bulk
-    /// build (a new map of many entries), whose copies of the entries would double its memory.
+    /// The node decoded, kept beside its bytes for the cache; nil for the nodes of a bulk
+    /// build (a new map of many entries), whose copies of the entries and child lists would
+    /// double its memory.
     let node: MapNode?
 
     /// The node, decoded from ``bytes`` when it was not kept.
@@ -144,11 +145,61 @@ public struct MapUpdate: Sendable {
     public let root: NodeReference?
     /// The version the new nodes are stored under.
     public let location: Version.ID
-    /// The nodes the new map needs that did not exist before, in no particular order.
-    public let newNodes: [EncodedNode]
+    /// The nodes the new map needs that did not exist before, in no particular order
+    /// (less those taken with ``removeLastNodes(holdingAbout:)``).
+    public private(set) var newNodes: [EncodedNode]
+
+    /// Makes an update.
+    init(root: NodeReference?, location: Version.ID, newNodes: [EncodedNode]) {
+        self.root = root
+        self.location = location
+        self.newNodes = newNodes
+    }
 
     /// The new nodes as items of the maps zone, keyed by node hash under ``location``.
     public var zoneItems: [ZoneItem] {
-        newNodes.map { ZoneItem(reference: ZoneReference(key: .init($0.hash.hex), version: location), data: $0.bytes) }
+        newNodes.map(zoneItem)
+    }
+
+    /// Orders the new nodes by descending hash, so that
+    /// ``removeLastNodes(holdingAbout:)`` takes them in ascending order of their zone keys
+    /// (the hexadecimal hashes), the order the zones keep.
+    ///
+    /// - Complexity: O(n log n) in the number of new nodes.
+    public mutating func sortNewNodesByDescendingHash() {
+        newNodes.sort { $1.hash < $0.hash }
+    }
+
+    /// Removes the last new nodes, about `byteCount` bytes of them (at least one, if any is
+    /// left), and returns them as items of the maps zone: a writer that stores a large
+    /// update's nodes in parts lets each part go once it is stored. The list of nodes
+    /// shrinks to fit once it is less than three quarters full.
+    ///
+    /// - Complexity: O(k) for the k nodes removed, amortized.
+    public mutating func removeLastNodes(holdingAbout byteCount: Int) -> [ZoneItem] {
+        var start = newNodes.endIndex, total = 0
+        while start > newNodes.startIndex, total < byteCount || start == newNodes.endIndex {
+            start -= 1
+            total += newNodes[start].bytes.count
+        }
+        let removed = newNodes[start...].map(zoneItem)
+        newNodes.removeSubrange(start...)
+        if newNodes.count < newNodes.capacity / 4 * 3 { newNodes = newNodes.copiedToFit() }
+        return removed
+    }
+
+    private func zoneItem(_ node: EncodedNode) -> ZoneItem {
+        ZoneItem(reference: ZoneReference(key: .init(node.hash.hex), version: location), data: node.bytes)
+    }
+}
+
+extension Array {
+    /// The elements in a new array with room for no more (`Array(self[...])` would share
+    /// this array's storage, spare room included).
+    func copiedToFit() -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(count)
+        copy.append(contentsOf: self)
+        return copy
     }
 }

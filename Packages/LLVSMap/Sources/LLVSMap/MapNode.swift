@@ -77,6 +77,12 @@ enum MapNode: Sendable {
     /// or child hashes and counts — and not the child locations appended after it, so a
     /// subtree has one hash wherever its nodes are stored.
     func encoded() -> (bytes: Data, hash: Digest) {
+        let (bytes, hash) = encodedBytes()
+        return (Data(bytes), hash)
+    }
+
+    /// ``encoded()``, the bytes as an array.
+    func encodedBytes() -> (bytes: [UInt8], hash: Digest) {
         // Room for UUID identifiers (37 bytes with their length) and short varints, so that
         // the usual node is written without the buffer growing.
         var writer: ByteWriter
@@ -93,7 +99,7 @@ enum MapNode: Sendable {
                 writer.appendIdentifier(entry.reference.storedVersionId)
             }
             let hash = Digest(hashing: writer.bytes)
-            return (writer.data, hash)
+            return (writer.bytes, hash)
         case let .interior(bitmap, children):
             writer.append(Self.interiorTag)
             writer.append(UInt8(bitmap >> 8))
@@ -106,7 +112,7 @@ enum MapNode: Sendable {
             for child in children {
                 writer.appendIdentifier(child.location)
             }
-            return (writer.data, hash)
+            return (writer.bytes, hash)
         }
     }
 
