@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LLVSCore
 import LLVSZones
 
 /// Writes a new version — value items, map nodes and its record — in one transaction: one
@@ -12,23 +13,45 @@ final class SQLiteVersionCommitter: VersionCommitting {
     static let checkpointItemCount = 50_000
 
     let database: SQLiteDatabase
+    /// Whether parts were stored since the last commit (their transactions ran with the
+    /// automatic checkpoint off).
+    private let partsStored = Locked(false)
 
     init(database: SQLiteDatabase) {
         self.database = database
     }
 
-    /// Stores the items and appends the record in one transaction. A large one commits
-    /// with SQLite's automatic checkpoint off, which would otherwise copy the whole log into
-    /// the database inside the commit; the truncating checkpoint that follows it turns it
-    /// back on.
+    /// Stores the items and appends the record in one transaction. A large one, or one
+    /// after parts, commits with SQLite's automatic checkpoint off, which would otherwise
+    /// copy the whole log into the database inside the commit; the truncating checkpoint
+    /// that follows it turns it back on.
     func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws {
-        let large = values.count + maps.count >= Self.checkpointItemCount
+        let afterParts = partsStored.withLock { stored in
+            defer { stored = false }
+            return stored
+        }
+        let large = afterParts || values.count + maps.count >= Self.checkpointItemCount
         defer { if large { database.truncateWriteAheadLogSoon() } }
         try database.write("write a version to") { db in
             if large { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             try SQLiteZone.insert(values, into: .values, db)
             try SQLiteZone.insert(maps, into: .maps, db)
             try SQLiteVersionLog.append([record], db)
+        }
+    }
+
+    /// Stores a part in its own transaction with the automatic checkpoint off: the parts
+    /// of a version and its commit fill the write-ahead log, which the commit's truncating
+    /// checkpoint copies into the database once (after each part, SQLite would copy it
+    /// every time). If no commit follows (the version failed), the next commit or closing
+    /// the database checkpoints.
+    func storePart(values: [ZoneItem], maps: [ZoneItem]) throws {
+        guard !values.isEmpty || !maps.isEmpty else { return }
+        partsStored.withLock { $0 = true }
+        try database.write("write part of a version to") { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            try SQLiteZone.insert(values, into: .values, db)
+            try SQLiteZone.insert(maps, into: .maps, db)
         }
     }
 }

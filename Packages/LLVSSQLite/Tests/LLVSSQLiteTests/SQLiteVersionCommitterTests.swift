@@ -80,6 +80,36 @@ import Testing
         #expect(try reopened.values.data(for: values[59_999].reference) == Data(payload.utf8))
     }
 
+    /// A version stored in parts: each part's transaction leaves SQLite's automatic
+    /// checkpoint off (the log is copied into the database once, after the commit), the
+    /// parts are readable at once, and the commit that follows them, however small,
+    /// truncates the log and turns the checkpoint back on.
+    @Test func partsAheadOfACommitAreCheckpointedOnceAfterIt() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        let committer = try #require(zones.committer as? SQLiteVersionCommitter)
+        let payload = String(repeating: "p", count: 100)
+        let parts = (0..<4).map { part in (0..<10_000).map { Self.item(String(format: "%d-%05d", part, $0), "V", payload) } }
+        let autocheckpoint = { try committer.database.pool.write { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } }
+        for part in parts {
+            try committer.storePart(values: part, maps: [Self.item("node \(part[0].reference.key)", "V", "n")])
+            #expect(try autocheckpoint() == 0)
+        }
+        #expect(try zones.values.data(for: parts[2][77].reference) == Data(payload.utf8))
+        let wal = directory.url.appendingPathComponent(SQLiteStorage.databaseFileName + "-wal")
+        let walSize = { (try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int) ?? 0 }
+        #expect(walSize() > 4 << 20, "the parts were checkpointed before the commit")
+        try committer.commitVersion(values: [], maps: [], record: Data("record".utf8))
+        #expect(try autocheckpoint() == SQLiteDatabase.autocheckpointPages)
+        #expect(walSize() < 1 << 20, "the write-ahead log holds \(walSize()) bytes after the commit's checkpoint")
+        try zones.close?()
+        let reopened = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
+        #expect(try reopened.values.data(for: parts.map { $0[9_999].reference }) == parts.map { _ in Data(payload.utf8) })
+        #expect(try reopened.maps.data(for: ZoneReference(key: "node 3-00000", version: "V")) == Data("n".utf8))
+        #expect(try reopened.versions.records(after: .start).records == [Data("record".utf8)])
+        #expect(reopened.checkStoredBytes?() == [])
+    }
+
     /// Schema `v3`: a new database has 4 KiB pages, and each commit's rows follow the rows
     /// of earlier commits in the table, whatever their addresses: the second version's
     /// identifier sorts first, yet its rows come last. Without the insertion-ordered table

@@ -115,27 +115,35 @@ struct FileBatchWriting: BatchWriting {
     let shared: PackSegmentAppender
 
     func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+        try store(values: valueItems, maps: mapItems, isPart: false)
+    }
+
+    func storePartWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+        try store(values: valueItems, maps: mapItems, isPart: true)
+    }
+
+    private func store(values valueItems: [ZoneItem], maps mapItems: [ZoneItem], isPart: Bool) throws {
         // A bulk version's packs are written in pieces, each let go before the next is
         // made, values first; a small version's two packs go in one write.
         var valuePacks: [(version: Version.ID, bytes: Data)] = []
         if FileZone.byteCount(of: valueItems) > PackSegment.largeWriteCount {
-            try values.appendInPieces(valueItems, waitingForTheDisk: false)
+            try values.appendInPieces(valueItems, waitingForTheDisk: false, isPart: isPart)
         } else {
-            valuePacks = try values.newPacks(for: valueItems)
+            valuePacks = try values.newPacks(for: valueItems, isPart: isPart)
         }
         var mapPacks: [(version: Version.ID, bytes: Data)] = []
         if FileZone.byteCount(of: mapItems) > PackSegment.largeWriteCount {
-            try maps.appendInPieces(mapItems, waitingForTheDisk: false)
+            try maps.appendInPieces(mapItems, waitingForTheDisk: false, isPart: isPart)
         } else {
-            mapPacks = try maps.newPacks(for: mapItems)
+            mapPacks = try maps.newPacks(for: mapItems, isPart: isPart)
         }
         guard !valuePacks.isEmpty || !mapPacks.isEmpty else { return }
         // Usually one write for both zones.
         let records = valuePacks.map { PackSegment.Record(zone: .values, pack: $0.bytes) }
             + mapPacks.map { PackSegment.Record(zone: .maps, pack: $0.bytes) }
         let (path, offsets) = try shared.append(records, syncing: false)
-        try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)))
-        try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)))
+        try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)), caching: !isPart)
+        try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)), caching: !isPart)
     }
 
     func makeDurable() throws {

@@ -64,7 +64,7 @@ public final class FileZone: Zone {
 
     /// ``store(_:)``, optionally returning before the packs are durable (``makeDurable()``
     /// then makes them so). Items of more than ``PackSegment/largeWriteCount`` bytes are
-    /// appended in pieces (``appendInPieces(_:waitingForTheDisk:)``).
+    /// appended in pieces (``appendInPieces(_:waitingForTheDisk:isPart:)``).
     func store(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
         if Self.byteCount(of: items) > PackSegment.largeWriteCount {
             try appendInPieces(items, waitingForTheDisk: waitingForTheDisk)
@@ -73,22 +73,24 @@ public final class FileZone: Zone {
         }
     }
 
-    /// Appends packs made by ``newPacks(for:)`` with one write (and, when
-    /// `waitingForTheDisk`, one `fdatasync`), and indexes them.
+    /// Appends packs made by ``newPacks(for:isPart:)`` with one write (and, when
+    /// `waitingForTheDisk`, one `fdatasync`), and indexes them (and caches them, when
+    /// `caching`).
     ///
     /// - Throws: ``ZoneError`` when the segment cannot be created or written.
-    func append(_ packs: [(version: Version.ID, bytes: Data)], waitingForTheDisk: Bool) throws {
+    func append(_ packs: [(version: Version.ID, bytes: Data)], waitingForTheDisk: Bool, caching: Bool = true) throws {
         guard !packs.isEmpty else { return }
         let (path, offsets) = try appender.append(packs.map { PackSegment.Record(zone: tag, pack: $0.bytes) }, syncing: waitingForTheDisk)
-        try didAppend(packs, toSegmentAt: path, offsets: offsets)
+        try didAppend(packs, toSegmentAt: path, offsets: offsets, caching: caching)
     }
 
     /// The packs that storing `items` appends: one per version, of the keys not already
-    /// stored for it.
+    /// stored for it (of every key, without looking, for a part of a large version: see
+    /// ``BatchWriting/storePartWithoutWaiting(values:maps:)``).
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read.
-    func newPacks(for items: [ZoneItem]) throws -> [(version: Version.ID, bytes: Data)] {
-        try missingItems(of: items).map { (version, missing) in
+    func newPacks(for items: [ZoneItem], isPart: Bool = false) throws -> [(version: Version.ID, bytes: Data)] {
+        try missingItems(of: items, lookingForStoredKeys: !isPart).map { (version, missing) in
             (version, PackFile.encode(version: version, keys: missing.map { items[$0].reference.key }) { items[missing[$0]].data })
         }
     }
@@ -97,13 +99,15 @@ public final class FileZone: Zone {
     /// version's new items in key order, cut into packs of about ``pieceByteCount`` bytes
     /// that hold disjoint ranges of keys, each encoded, appended without waiting for the
     /// disk and let go before the next is made, so that a million items never sit in memory
-    /// as one pack. Then one `fdatasync` when `waitingForTheDisk`.
+    /// as one pack. Then one `fdatasync` when `waitingForTheDisk`. Keys already stored for
+    /// a version are skipped, except in a part of a large version (`isPart`: its earlier
+    /// parts would have to be read back), whose packs are not cached either.
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read or the segment cannot
     ///   be written; the pieces appended before are unreferenced then.
     /// - Complexity: O(n log n) in the number of items; one write per piece.
-    func appendInPieces(_ items: [ZoneItem], waitingForTheDisk: Bool) throws {
-        for (version, missing) in try missingItems(of: items) {
+    func appendInPieces(_ items: [ZoneItem], waitingForTheDisk: Bool, isPart: Bool = false) throws {
+        for (version, missing) in try missingItems(of: items, lookingForStoredKeys: !isPart) {
             let keys = missing.map { items[$0].reference.key }
             // Sorted, with only the last of a repeated key: the pieces' key ranges are disjoint.
             let order = KeyOrder.positionsOfLastOccurrences(keys)
@@ -116,7 +120,7 @@ public final class FileZone: Zone {
                 } while end < order.endIndex && byteCount < Self.pieceByteCount
                 let piece = order[start..<end]
                 let pack = PackFile.encode(version: version, keys: piece.map { keys[$0] }) { items[missing[piece[piece.startIndex + $0]]].data }
-                try append([(version, pack)], waitingForTheDisk: false)
+                try append([(version, pack)], waitingForTheDisk: false, caching: !isPart)
                 start = end
             }
         }
@@ -131,13 +135,14 @@ public final class FileZone: Zone {
         items.reduce(0) { $0 + $1.data.count }
     }
 
-    /// The positions in `items` of the items not already stored, grouped by version.
+    /// The positions in `items` of the items not already stored, grouped by version (of
+    /// every item, unless `lookingForStoredKeys`).
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read.
-    private func missingItems(of items: [ZoneItem]) throws -> [(version: Version.ID, positions: [Int])] {
+    private func missingItems(of items: [ZoneItem], lookingForStoredKeys: Bool) throws -> [(version: Version.ID, positions: [Int])] {
         var result: [(version: Version.ID, positions: [Int])] = []
         for (version, group) in ZoneItem.positionsByVersion(in: items) {
-            let existing = try self.packs(of: version, lookingForLaterPacks: false)
+            let existing = lookingForStoredKeys ? try self.packs(of: version, lookingForLaterPacks: false) : []
             let missing = existing.isEmpty ? group : group.filter { index in !existing.contains { $0.data(for: items[index].reference.key) != nil } }
             if !missing.isEmpty { result.append((version, missing)) }
         }
@@ -145,16 +150,16 @@ public final class FileZone: Zone {
     }
 
     /// Indexes packs this zone's writer appended to the segment at `path` (at `offsets`),
-    /// and keeps them at hand for reads.
+    /// and, when `caching`, keeps them at hand for reads.
     ///
     /// - Throws: ``ZoneError`` if a pack just encoded does not decode (a bug).
-    func didAppend(_ packs: [(version: Version.ID, bytes: Data)], toSegmentAt path: String, offsets: [Int]) throws {
+    func didAppend(_ packs: [(version: Version.ID, bytes: Data)], toSegmentAt path: String, offsets: [Int], caching: Bool = true) throws {
         let cacheLimit = cache.withLock { $0.byteLimit } / 8
         for ((version, bytes), offset) in zip(packs, offsets) {
             let location = index.withLock { $0.add(version, segment: path, offset: offset, count: bytes.count) }
             // Keep a new pack at hand for reads, unless it is so large that it would push
             // out most of the cache (a bulk import); such a pack is read back when needed.
-            if bytes.count <= cacheLimit {
+            if caching, bytes.count <= cacheLimit {
                 let pack = try PackFile(decoding: bytes, path: "\(path) at offset \(offset)", checkingChecksum: false)
                 cache.withLock { $0.add(pack, named: location.cacheName, to: version) }
             }

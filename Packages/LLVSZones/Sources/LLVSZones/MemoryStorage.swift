@@ -59,6 +59,10 @@ public final class MemoryZone: Zone {
 /// One version's items: runs of keys in UTF-8 byte order with their data, no key in two
 /// runs. Runs are merged as they come (a run is merged into the one before it while that
 /// one is at most twice as long), so a version stored piece by piece keeps O(log n) runs.
+/// A large run whose keys all follow the last run's (a bulk version stored in parts in
+/// ascending order) stays a run of its own instead: merging would copy, and for a moment
+/// hold twice, everything stored before. Lookups skip the runs whose key range cannot hold
+/// the key.
 struct SortedRuns {
     private var runs: [(keys: [ZoneReference.Key], data: [Data])] = []
 
@@ -69,10 +73,15 @@ struct SortedRuns {
     /// - Complexity: O(log n) per run.
     func data(for key: ZoneReference.Key) -> Data? {
         for run in runs {
+            guard let first = run.keys.first, let last = run.keys.last, first <= key, key <= last else { continue }
             if let index = Self.index(of: key, in: run.keys) { return run.data[index] }
         }
         return nil
     }
+
+    /// How many items a run must hold to stay apart from the runs before it when its keys
+    /// all follow theirs.
+    static let separateRunCount = 4_096
 
     /// Adds `items`, sorted by key without repeats, except those whose keys are held
     /// already (they keep their data).
@@ -85,6 +94,10 @@ struct SortedRuns {
             data.append(itemData)
         }
         guard !keys.isEmpty else { return }
+        if keys.count >= Self.separateRunCount, let last = runs.last?.keys.last, last < keys[0] {
+            runs.append((keys, data))
+            return
+        }
         runs.append((keys, data))
         while runs.count >= 2, runs[runs.count - 2].keys.count <= 2 * runs[runs.count - 1].keys.count {
             let last = runs.removeLast()

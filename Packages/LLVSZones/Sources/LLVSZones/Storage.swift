@@ -88,6 +88,14 @@ public protocol VersionCommitting: Sendable {
     ///
     /// - Throws: ``ZoneError`` when the step fails; then nothing of it is visible.
     func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws
+
+    /// Stores one part of a large version ahead of the ``commitVersion(values:maps:record:)``
+    /// that logs it, with the semantics of ``Zone/store(_:)``; unreferenced until then. The
+    /// backend may leave work the parts cause to that commit (SQLite copies its write-ahead
+    /// log into the database once, after the commit, not after each part).
+    ///
+    /// - Throws: ``ZoneError`` when the part cannot be stored; then nothing of it is visible.
+    func storePart(values: [ZoneItem], maps: [ZoneItem]) throws
 }
 
 /// Zone writes that need not be durable one by one: a run of versions is stored with
@@ -101,6 +109,15 @@ public protocol BatchWriting: Sendable {
     ///
     /// - Throws: ``ZoneError`` when the items cannot be written.
     func storeWithoutWaiting(values: [ZoneItem], maps: [ZoneItem]) throws
+
+    /// Stores one part of a large version written in several parts ahead of its record,
+    /// as ``storeWithoutWaiting(values:maps:)`` does, except that the zones do not look
+    /// for keys of that version stored before. The writer guarantees that no log record
+    /// refers to the version yet and that no key repeats across its parts; looking would
+    /// mean reading the earlier parts back. The parts are not kept in a cache for reads.
+    ///
+    /// - Throws: ``ZoneError`` when the items cannot be written.
+    func storePartWithoutWaiting(values: [ZoneItem], maps: [ZoneItem]) throws
 
     /// Makes every item stored with ``storeWithoutWaiting(values:maps:)`` durable.
     ///

@@ -24,6 +24,30 @@ import Testing
         #expect(runs.data(for: ZoneReference.Key("")) == nil)
     }
 
+    /// Large runs whose keys follow the last run's (a bulk version stored in ascending
+    /// parts) stay runs of their own, not merged; smaller or overlapping runs still merge,
+    /// and every key is found in whichever run holds it.
+    @Test func ascendingLargePartsStayApartAndOthersMerge() throws {
+        var runs = SortedRuns()
+        let partCount = SortedRuns.separateRunCount
+        let key = { (index: Int) in ZoneReference.Key(String(format: "key %07d", index)) }
+        for part in 0..<5 {
+            runs.add((part * partCount..<(part + 1) * partCount).map { (key($0), Data("\($0)".utf8)) })
+        }
+        #expect(runs.runCount == 5)
+        // A small run after them merges by the usual rule; a large one that overlaps merges.
+        runs.add([(key(5 * partCount), Data("small".utf8))])
+        #expect(runs.runCount == 6)
+        runs.add((0..<partCount).map { (key($0 * 5 + 7), Data("overlapping".utf8)) })
+        #expect(runs.runCount < 7)
+        for index in stride(from: 0, to: 5 * partCount, by: 97) {
+            #expect(runs.data(for: key(index)) == Data("\(index)".utf8))
+        }
+        #expect(runs.data(for: key(5 * partCount)) == Data("small".utf8))
+        #expect(runs.data(for: key(5 * partCount + 2)) == Data("overlapping".utf8))
+        #expect(runs.data(for: key(6 * partCount)) == nil)
+    }
+
     /// One batch of a million-item shape (here 100,000): one run, every key found.
     @Test func aBulkBatchIsOneRun() throws {
         let zone = MemoryZone()
