@@ -48,11 +48,17 @@ public final class Store: Sendable {
     ///     for decoded map nodes, half for value data (``defaultCacheByteLimit``).
     /// - Throws: ``StoreError`` when the storage cannot be opened or its records are
     ///   corrupt.
-    public init(rootDirectoryURL: URL, storage: any Storage = FileStorage(), cacheByteLimit: Int = Store.defaultCacheByteLimit) throws {
+    public convenience init(rootDirectoryURL: URL, storage: any Storage = FileStorage(), cacheByteLimit: Int = Store.defaultCacheByteLimit) throws {
+        try self.init(rootDirectoryURL: rootDirectoryURL, storage: storage, cacheByteLimit: cacheByteLimit, partByteCount: VersionWriter.partByteCount)
+    }
+
+    /// Opens the store as ``init(rootDirectoryURL:storage:cacheByteLimit:)`` does, storing
+    /// large versions in parts of about `partByteCount` bytes (tests use small parts).
+    init(rootDirectoryURL: URL, storage: any Storage, cacheByteLimit: Int, partByteCount: Int) throws {
         self.rootDirectoryURL = rootDirectoryURL
         self.storage = storage
         let zones = try StoreError.wrapping { try storage.makeZones(rootDirectoryURL: rootDirectoryURL) }
-        self.engine = try StoreEngine(zones: zones, cacheByteLimit: max(0, cacheByteLimit))
+        self.engine = try StoreEngine(zones: zones, cacheByteLimit: max(0, cacheByteLimit), partByteCount: max(1, partByteCount))
         self.overlay = nil
     }
 

@@ -40,10 +40,14 @@ final class StoreEngine: Sendable {
 
     /// About how many bytes of heap the caches may hold (half for map nodes, half for values).
     let cacheByteLimit: Int
+    /// About how many bytes of a large version's items or map nodes are stored in one part
+    /// ahead of its commit (``VersionWriter``).
+    let partByteCount: Int
 
-    init(zones: StoreZones, cacheByteLimit: Int = Store.defaultCacheByteLimit) throws(StoreError) {
+    init(zones: StoreZones, cacheByteLimit: Int = Store.defaultCacheByteLimit, partByteCount: Int = VersionWriter.partByteCount) throws(StoreError) {
         self.zones = zones
         self.cacheByteLimit = cacheByteLimit
+        self.partByteCount = partByteCount
         self.map = Map(zone: zones.maps, cacheByteLimit: cacheByteLimit / 2)
         self.valueCache = Locked(ValueDataCache(byteLimit: cacheByteLimit / 2))
         try reload()
@@ -162,6 +166,26 @@ final class StoreEngine: Sendable {
 }
 
 extension StoreEngine {
+    /// Stores one part of a large version's value items or map nodes ahead of its commit,
+    /// which makes them durable before the record is logged: without waiting for the disk
+    /// on the file backend (and without looking for the version's earlier parts), through
+    /// the committer on SQLite, in the zones directly on the others. Until the record is
+    /// appended they are unreferenced.
+    ///
+    /// - Throws: ``StoreError`` wrapping the storage's error.
+    func storePart(values: [ZoneItem], maps: [ZoneItem]) throws(StoreError) {
+        try StoreError.wrapping {
+            if let batchWriting = zones.batchWriting {
+                try batchWriting.storePartWithoutWaiting(values: values, maps: maps)
+            } else if let committer = zones.committer {
+                try committer.storePart(values: values, maps: maps)
+            } else {
+                if !values.isEmpty { try zones.values.store(values) }
+                if !maps.isEmpty { try zones.maps.store(maps) }
+            }
+        }
+    }
+
     /// Stores a version's value items and map nodes in their zones, durably. A backend with
     /// ``StoreZones/batchWriting`` (the file backend) writes both and then waits for the disk
     /// once: its two zones share one pack segment, so that is one `fdatasync`.
