@@ -5,8 +5,8 @@ import Testing
 @testable import LLVSMap
 
 /// The language-neutral map vectors (SPEC.md section 6): the same entries must give the
-/// same root hash and node count in every implementation. `Scripts/check-vectors.py`
-/// checks them with an independent implementation in Python.
+/// same root hash and node count in every implementation. The Python port
+/// (`ports/python`, run by `Scripts/check-port`) checks them independently.
 @Suite struct MapVectorTests {
     struct VectorFile: Decodable {
         struct Case: Decodable {

@@ -4,8 +4,8 @@ import Testing
 @testable import LLVSStore
 
 /// The merge-identifier vectors (`Vectors/merge-ids.json`, SPEC.md section 9): for each
-/// case, the values the identity lists and the identifier they give. `Scripts/check-vectors.py`
-/// recomputes them from SPEC.md alone, in Python.
+/// case, the values the identity lists and the identifier they give. The Python port
+/// (`ports/python`, run by `Scripts/check-port`) recomputes them from SPEC.md alone.
 @Suite struct MergeIdentityVectorTests {
     struct File: Decodable {
         var format: String

@@ -1,0 +1,76 @@
+"""SPEC.md section 8: version records."""
+import math
+
+from .binary import FormatError, Reader, blob, string, utf8, varint
+import struct
+
+
+class VersionRecord:
+    def __init__(self, identifier, predecessors, timestamp, value_data_size, metadata, root):
+        self.identifier = identifier
+        self.predecessors = predecessors  # [] , [first] or [first, second]
+        self.timestamp = timestamp
+        self.value_data_size = value_data_size  # int or None
+        self.metadata = metadata  # {key: bytes}
+        self.root = root  # (digest, location, count) or None
+
+
+def decode_record(payload, what="version record"):
+    reader = Reader(payload, what)
+    if reader.byte() != 1:
+        reader.fail("unknown record format")
+    identifier = reader.string()
+    count = reader.byte()
+    if count > 2:
+        reader.fail(f"{count} predecessors")
+    predecessors = [reader.string() for _ in range(count)]
+    if count == 2 and predecessors[0] == predecessors[1]:
+        reader.fail("identical predecessors")
+    if identifier in predecessors:
+        reader.fail("a version that is its own predecessor")
+    timestamp = reader.f64le()
+    if not math.isfinite(timestamp):
+        reader.fail("timestamp not finite")
+    flag = reader.byte()
+    if flag not in (0, 1):
+        reader.fail("value data size flag not 0 or 1")
+    size = reader.varint() if flag else None
+    metadata = {}
+    previous = None
+    for _ in range(reader.varint()):
+        key = reader.string()
+        if previous is not None and utf8(key) <= utf8(previous):
+            reader.fail("metadata keys not in increasing byte order")
+        metadata[key] = reader.blob()
+        previous = key
+    flag = reader.byte()
+    if flag not in (0, 1):
+        reader.fail("map root flag not 0 or 1")
+    root = (reader.digest(), reader.string(), reader.varint()) if flag else None
+    if not reader.at_end:
+        reader.fail("bytes after the record")
+    return VersionRecord(identifier, predecessors, timestamp, size, metadata, root)
+
+
+def first_of_each(records):
+    """The records of an iterable, the first of each identifier kept (a version may be
+    recorded more than once: two writers adding it)."""
+    seen, result = set(), []
+    for record in records:
+        if record.identifier not in seen:
+            seen.add(record.identifier)
+            result.append(record)
+    return result
+
+
+def encode_record(record):
+    out = b"\x01" + string(record.identifier) + bytes([len(record.predecessors)])
+    out += b"".join(string(p) for p in record.predecessors)
+    out += struct.pack("<d", record.timestamp)
+    out += b"\x00" if record.value_data_size is None else b"\x01" + varint(record.value_data_size)
+    keys = sorted(record.metadata, key=utf8)
+    out += varint(len(keys)) + b"".join(string(k) + blob(record.metadata[k]) for k in keys)
+    if record.root is None:
+        return out + b"\x00"
+    digest, location, count = record.root
+    return out + b"\x01" + digest + string(location) + varint(count)
