@@ -22,6 +22,12 @@ def open_store(root):
 
 def verify(root):
     """A report: counts of what was checked and a list of problems (empty when intact)."""
+    return examine(root)[0]
+
+
+def examine(root):
+    """(report, store, records, {version id: {value id: storing version}}) of the store at
+    ``root``, every version checked (see ``verify``)."""
     store = open_store(root)
     report = {"backend": "sqlite" if isinstance(store, SQLiteStore) else "file", "versions": 0, "nodes": 0,
               "values": 0, "merges": 0, "derivedMergeIds": 0, "problems": list(store.damage)}
@@ -82,4 +88,4 @@ def verify(root):
             outcomes[value_id] = (outcome(first), outcome(second), merged)
         if merge_identifier(record.predecessors, outcomes, record.metadata) == record.identifier:
             report["derivedMergeIds"] += 1
-    return report
+    return report, store, records, maps

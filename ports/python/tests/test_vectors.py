@@ -5,6 +5,8 @@ import json
 import pathlib
 import unittest
 
+from llvs_port.binary import FormatError
+from llvs_port.core_types import decode, encode
 from llvs_port.mapindex import canonical_root
 from llvs_port.merge_identity import ABSENT, merge_identifier, new_data, stored
 
@@ -24,6 +26,17 @@ def outcome(o):
 
 
 class VectorTests(unittest.TestCase):
+    def test_core_codable(self):
+        vectors = load("Packages/LLVSCore/Tests/LLVSCoreTests/Vectors/core-codable.json")
+        self.assertGreater(len(vectors["valid"]), 0)
+        for case in vectors["valid"]:
+            with self.subTest(case["name"]):
+                self.assertEqual(encode(decode(case["type"], case["json"])), case["json"])
+        for case in vectors["invalid"]:
+            with self.subTest(case["name"]):
+                with self.assertRaises(FormatError):
+                    decode(case["type"], case["json"])
+
     def test_map_roots(self):
         cases = load("Packages/LLVSMap/Tests/LLVSMapTests/Vectors/map-roots.json")["cases"]
         self.assertGreater(len(cases), 0)
