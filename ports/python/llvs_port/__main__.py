@@ -7,6 +7,8 @@
   python3 -m llvs_port push STORE_DIR STORE_URL
       pushes every version of the store to a sync server's store (SPEC.md section 15),
       predecessors first; the token is $LLVS_TOKEN
+  python3 -m llvs_port vectors DIR
+      writes the format vectors (conformance/formats) this port makes
   python3 -m llvs_port pull STORE_URL --compare STORE_DIR
       pulls every version from the server, replays their changes, and checks that they
       are the store's versions: the same records, map roots and derived merge identifiers
@@ -16,6 +18,7 @@ import os
 import sys
 
 from .canonical_json import dumps
+from .format_vectors import FILES, render
 from .sync import Client, changes_made, predecessors_first, replay, version_json
 from .verify import examine, verify
 
@@ -64,6 +67,11 @@ def main(argv):
             derived += merge_id == version_id
         print(json.dumps({"pulled": len(pulled), "derivedMergeIds": derived, "problems": problems}, indent=2, sort_keys=True))
         return 1 if problems else 0
+    if len(argv) == 2 and argv[0] == "vectors":
+        for name, make in FILES.items():
+            with open(os.path.join(argv[1], name), "w", encoding="utf-8") as file:
+                file.write(render(make))
+        return 0
     print(__doc__, file=sys.stderr)
     return 64
 

@@ -3,8 +3,18 @@ import hashlib
 import struct
 
 
+ERROR_CLASSES = ("truncated", "malformedVarint", "invalidUTF8", "trailingBytes", "unknownFormat", "outOfOrder",
+                 "checksumMismatch", "invalidContent")
+
+
 class FormatError(ValueError):
-    """Bytes that do not follow the format; the message names what and where."""
+    """Bytes that do not follow the format; the message names what and where, and
+    ``error_class`` is one of ``ERROR_CLASSES`` (conformance/README.md)."""
+
+    def __init__(self, message, error_class="invalidContent"):
+        super().__init__(message)
+        assert error_class in ERROR_CLASSES, error_class
+        self.error_class = error_class
 
 
 def varint(n):
@@ -48,8 +58,8 @@ class Reader:
         self.offset = 0
         self.what = what
 
-    def fail(self, reason):
-        raise FormatError(f"{self.what}: {reason} at byte {self.offset}")
+    def fail(self, reason, error_class="invalidContent"):
+        raise FormatError(f"{self.what}: {reason} at byte {self.offset}", error_class)
 
     @property
     def remaining(self):
@@ -61,7 +71,7 @@ class Reader:
 
     def take(self, count):
         if count < 0 or count > self.remaining:
-            self.fail(f"{count} bytes wanted, {self.remaining} left")
+            self.fail(f"{count} bytes wanted, {self.remaining} left", "truncated")
         start = self.offset
         self.offset += count
         return self.data[start:self.offset]
@@ -85,11 +95,11 @@ class Reader:
         result, shift = 0, 0
         while True:
             if self.at_end:
-                self.fail("truncated varint")
+                self.fail("truncated varint", "truncated")
             byte = self.byte()
             group = byte & 0x7F
             if shift >= 64 or (shift == 63 and group > 1):
-                self.fail("varint over 64 bits")
+                self.fail("varint over 64 bits", "malformedVarint")
             result |= group << shift
             if byte & 0x80 == 0:
                 return result
@@ -103,7 +113,7 @@ class Reader:
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
-            self.fail("invalid UTF-8 in a string")
+            self.fail("invalid UTF-8 in a string", "invalidUTF8")
 
     def digest(self):
         return self.take(32)

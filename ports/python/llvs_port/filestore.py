@@ -3,7 +3,7 @@ format-1 pack files, packs, and the version log."""
 import json
 import os
 
-from .binary import FormatError, Reader, sha256
+from .binary import FormatError, Reader, sha256, string, varint
 from .records import decode_record, first_of_each
 
 VALUES, MAPS = 0, 1
@@ -11,30 +11,39 @@ ZONE_NAMES = {VALUES: "values", MAPS: "maps"}
 PACK_MAGIC = b"LLVSPACK"
 
 
+def encode_pack(version, items):
+    """A pack of {key: data} for ``version``: keys in increasing byte order, then the data,
+    then the digest of everything before it."""
+    keys = sorted(items, key=lambda k: k.encode("utf-8"))
+    body = PACK_MAGIC + b"\x01" + string(version) + varint(len(keys))
+    body += b"".join(string(k) + varint(len(items[k])) for k in keys) + b"".join(bytes(items[k]) for k in keys)
+    return body + sha256(body)
+
+
 def decode_pack(data, what="pack"):
     """(version, {key: data}) of a pack; checks its digest, key order and bounds."""
     if len(data) < 32:
-        raise FormatError(f"{what}: {len(data)} bytes, shorter than a digest")
+        raise FormatError(f"{what}: {len(data)} bytes, shorter than a digest", "truncated")
     if sha256(data[:-32]) != data[-32:]:
-        raise FormatError(f"{what}: digest does not match")
+        raise FormatError(f"{what}: digest does not match", "checksumMismatch")
     reader = Reader(data[:-32], what)
     if reader.take(8) != PACK_MAGIC:
-        reader.fail("not a pack (magic)")
+        reader.fail("not a pack (magic)", "unknownFormat")
     if reader.byte() != 1:
-        reader.fail("unknown pack format")
+        reader.fail("unknown pack format", "unknownFormat")
     version = reader.string()
     count = reader.varint()
     if count > reader.remaining:
-        reader.fail(f"{count} keys in {reader.remaining} bytes")
+        reader.fail(f"{count} keys in {reader.remaining} bytes", "truncated")
     index = [(reader.string(), reader.varint()) for _ in range(count)]
     keys = [k.encode("utf-8") for k, _ in index]
     if any(a >= b for a, b in zip(keys, keys[1:])):
-        reader.fail("keys not unique and in increasing byte order")
+        reader.fail("keys not unique and in increasing byte order", "outOfOrder")
     items = {}
     for key, length in index:
         items[key] = reader.take(length)
     if not reader.at_end:
-        reader.fail("bytes after the data")
+        reader.fail("bytes after the data", "trailingBytes")
     return version, items
 
 

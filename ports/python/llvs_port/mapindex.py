@@ -57,17 +57,19 @@ def encode_interior(bitmap, children):
 def decode_node(data, what="map node"):
     """(node, hash) of stored node bytes; raises FormatError when they are not a node."""
     reader = Reader(data, what)
+    if reader.at_end:
+        reader.fail("no node tag", "truncated")
     tag = reader.byte()
     if tag == ord("L"):
         count = reader.varint()
         if count > reader.remaining // 2:
-            reader.fail(f"leaf of {count} entries in {reader.remaining} bytes")
+            reader.fail(f"leaf of {count} entries in {reader.remaining} bytes", "truncated")
         entries = [(reader.string(), reader.string()) for _ in range(count)]
         if not reader.at_end:
-            reader.fail("bytes after the leaf entries")
+            reader.fail("bytes after the leaf entries", "trailingBytes")
         keys = [leaf_order(e) for e in entries]
         if any(a >= b for a, b in zip(keys, keys[1:])):
-            reader.fail("leaf entries not in placement-hash order")
+            reader.fail("leaf entries not in placement-hash order", "outOfOrder")
         return Leaf(entries), sha256(bytes(data))
     if tag == ord("I"):
         bitmap = reader.u16be()
@@ -78,9 +80,9 @@ def decode_node(data, what="map node"):
         hashed_end = reader.offset
         children = [(h, count, reader.string()) for h, count in hashes]
         if not reader.at_end:
-            reader.fail("bytes after the child locations")
+            reader.fail("bytes after the child locations", "trailingBytes")
         return Interior(bitmap, children), sha256(bytes(data[:hashed_end]))
-    raise FormatError(f"{what}: unknown node tag {tag:#04x}")
+    raise FormatError(f"{what}: unknown node tag {tag:#04x}", "unknownFormat")
 
 
 def canonical_root(entries):

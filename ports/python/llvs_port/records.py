@@ -18,7 +18,7 @@ class VersionRecord:
 def decode_record(payload, what="version record"):
     reader = Reader(payload, what)
     if reader.byte() != 1:
-        reader.fail("unknown record format")
+        reader.fail("unknown record format", "unknownFormat")
     identifier = reader.string()
     count = reader.byte()
     if count > 2:
@@ -40,7 +40,7 @@ def decode_record(payload, what="version record"):
     for _ in range(reader.varint()):
         key = reader.string()
         if previous is not None and utf8(key) <= utf8(previous):
-            reader.fail("metadata keys not in increasing byte order")
+            reader.fail("metadata keys not in increasing byte order", "outOfOrder")
         metadata[key] = reader.blob()
         previous = key
     flag = reader.byte()
@@ -48,7 +48,7 @@ def decode_record(payload, what="version record"):
         reader.fail("map root flag not 0 or 1")
     root = (reader.digest(), reader.string(), reader.varint()) if flag else None
     if not reader.at_end:
-        reader.fail("bytes after the record")
+        reader.fail("bytes after the record", "trailingBytes")
     return VersionRecord(identifier, predecessors, timestamp, size, metadata, root)
 
 

@@ -4,16 +4,9 @@ import struct
 import unittest
 
 from llvs_port.binary import FormatError, Reader, string, varint
-from llvs_port.filestore import decode_pack
+from llvs_port.filestore import decode_pack, encode_pack
 from llvs_port.mapindex import decode_node, encode_interior, encode_leaf, key_hash
 from llvs_port.records import VersionRecord, decode_record, encode_record
-
-
-def pack(version, items):
-    keys = sorted(items, key=lambda k: k.encode())
-    body = b"LLVSPACK\x01" + string(version) + varint(len(keys))
-    body += b"".join(string(k) + varint(len(items[k])) for k in keys) + b"".join(items[k] for k in keys)
-    return body + hashlib.sha256(body).digest()
 
 
 class FormatTests(unittest.TestCase):
@@ -62,7 +55,7 @@ class FormatTests(unittest.TestCase):
             decode_record(encode_record(VersionRecord("V", ["P", "P"], 0.0, None, {}, None)))
 
     def test_packs(self):
-        data = pack("V", {"b": b"2", "a": b"", "a\0": b"x"})
+        data = encode_pack("V", {"b": b"2", "a": b"", "a\0": b"x"})
         self.assertEqual(decode_pack(data), ("V", {"a": b"", "a\0": b"x", "b": b"2"}))
         damaged = bytearray(data)
         damaged[12] ^= 1

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 @testable import LLVSSQLite
+import LLVSTesting
 import PropertyBased
 import Testing
 
@@ -40,5 +41,28 @@ import Testing
         let checksum = SQLiteRowChecksum.item(zone: 1, version: Data("V".utf8), key: Data("node".utf8), data: Data("n".utf8))
         #expect(checksum == Self.specified(zone: 1, version: Array("V".utf8), key: Array("node".utf8), data: Array("n".utf8)))
         #expect(checksum.map { String(format: "%02x", $0) }.joined() == "0eb88120ff149c00")
+    }
+
+    /// `conformance/formats/sqlite-checksums.json` (SPEC.md section 14): each item's and
+    /// record's checksum, both ways of computing it.
+    @Test func conformanceVectors() throws {
+        for vector in try ConformanceVectors.formatCases("sqlite-checksums.json").valid {
+            let fields = vector.fields
+            let expected = try ConformanceVectors.bytes(try #require(fields["checksum"] as? String))
+            if fields["kind"] as? String == "item" {
+                let zone = try #require(fields["zone"] as? Int)
+                let version = Data(try #require(fields["version"] as? String).utf8)
+                let key = Data(try #require(fields["key"] as? String).utf8)
+                let data = try ConformanceVectors.bytes(try #require(fields["data"] as? String))
+                #expect(SQLiteRowChecksum.item(zone: zone, version: version, key: key, data: data) == expected, "\(vector.name)")
+                let fast = version.withUnsafeBytes { version in
+                    key.withUnsafeBytes { key in data.withUnsafeBytes { data in SQLiteRowChecksum.item(zone: zone, version: version, key: key, data: data) } }
+                }
+                #expect(withUnsafeBytes(of: fast) { Data($0) } == expected, "\(vector.name)")
+            } else {
+                let record = try ConformanceVectors.bytes(try #require(fields["record"] as? String))
+                #expect(SQLiteRowChecksum.record(record) == expected, "\(vector.name)")
+            }
+        }
     }
 }

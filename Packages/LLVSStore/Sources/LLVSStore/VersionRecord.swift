@@ -58,7 +58,17 @@ struct VersionRecord: Sendable {
         return writer.data
     }
 
-    /// Decodes a record.
+    /// Reads a presence flag, which must be 0 or 1.
+    private static func readFlag(_ field: String, of id: Version.ID, _ reader: inout ByteReader) throws -> Bool {
+        let flag = try reader.readByte()
+        guard flag <= 1 else { throw StoreError.corruptVersionRecord(reason: "version \(id) has a \(field) flag of \(flag)") }
+        return flag == 1
+    }
+
+    /// Decodes a record, refusing any that breaks SPEC.md section 8: an unknown format,
+    /// more than two predecessors or the same one twice, itself as a predecessor, a timestamp
+    /// that is not finite, a flag other than 0 or 1, metadata keys out of byte order or
+    /// repeated, bytes missing or left over.
     ///
     /// - Throws: ``StoreError/corruptVersionRecord(reason:)`` naming what is wrong.
     static func decode(_ data: Data) throws(StoreError) -> VersionRecord {
@@ -73,16 +83,31 @@ struct VersionRecord: Sendable {
             }
             let first = predecessorCount > 0 ? try reader.readIdentifier(Version.ID.self) : nil
             let second = predecessorCount > 1 ? try reader.readIdentifier(Version.ID.self) : nil
+            if let second, second == first {
+                throw StoreError.corruptVersionRecord(reason: "version \(id) names predecessor \(second) twice")
+            }
+            if first == id || second == id {
+                throw StoreError.corruptVersionRecord(reason: "version \(id) is its own predecessor")
+            }
             let timestampBytes = try reader.readBytes(8)
             let bits = timestampBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-            let valueDataSize: Int64? = try reader.readByte() == 1 ? Int64(clamping: try reader.readVarint()) : nil
+            guard Double(bitPattern: bits).isFinite else {
+                throw StoreError.corruptVersionRecord(reason: "version \(id) has a timestamp that is not finite")
+            }
+            let valueDataSize: Int64? = try Self.readFlag("value data size", of: id, &reader) ? Int64(clamping: try reader.readVarint()) : nil
             var metadata: Version.Metadata = [:]
+            var previousKey: Version.MetadataKey?
             for _ in 0..<(try reader.readCount(limit: reader.remainingCount)) {
                 let key = Version.MetadataKey(rawValue: try reader.readString())
+                // One encoding per record: keys strictly in byte order, none twice.
+                if let previousKey, !(previousKey < key) {
+                    throw StoreError.corruptVersionRecord(reason: "version \(id) has metadata keys out of order or repeated (\(key))")
+                }
+                previousKey = key
                 metadata[key] = Version.MetadataValue(data: Data(try reader.readLengthPrefixed()))
             }
             var root: NodeReference?
-            if try reader.readByte() == 1 {
+            if try Self.readFlag("map root", of: id, &reader) {
                 let hash = try Digest(reading: &reader)
                 // Usually the version itself: then its identifier's string is shared.
                 let read = try reader.readIdentifier(Version.ID.self)

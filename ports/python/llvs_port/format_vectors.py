@@ -1,0 +1,171 @@
+"""The format vectors of conformance/formats: valid inputs with their exact encodings and
+invalid inputs with the error class a reader must report (conformance/README.md), made
+with this port's encoders and hand-built damage. `python3 -m llvs_port vectors DIR`
+writes them; the port's tests check that the committed files are these, and the Swift
+packages' tests read the same files."""
+import json
+import struct
+
+from .binary import string, varint, sha256
+from .filestore import encode_pack
+from .mapindex import encode_interior, encode_leaf, key_hash, leaf_order
+from .records import VersionRecord, encode_record
+from .sqlitestore import item_checksum
+
+HEADER = {"format": "llvs-conformance-formats", "formatVersion": 1}
+
+
+def _file(section, about, valid, invalid):
+    return dict(HEADER, section=section, about=about, valid=valid, invalid=invalid)
+
+
+def primitives():
+    numbers = [0, 1, 127, 128, 300, 16_383, 16_384, 2**32, 2**53 + 1, 2**63, 2**64 - 1]
+    strings = ["", "a", "é", "a\0b", "日本語", "\U0001F600", "Z" * 130]
+    valid = [{"name": f"varint {n}", "kind": "varint", "value": str(n), "bytes": varint(n).hex()} for n in numbers]
+    valid += [{"name": f"string {s[:12]!r}", "kind": "string", "value": s, "bytes": string(s).hex()} for s in strings]
+    invalid = [
+        {"name": "varint cut off", "kind": "varint", "bytes": "80", "errorClass": "truncated"},
+        {"name": "varint of nothing", "kind": "varint", "bytes": "", "errorClass": "truncated"},
+        {"name": "varint over 64 bits (tenth byte over 1)", "kind": "varint", "bytes": "ff" * 9 + "02", "errorClass": "malformedVarint"},
+        {"name": "varint of eleven bytes", "kind": "varint", "bytes": "ff" * 10 + "01", "errorClass": "malformedVarint"},
+        {"name": "string longer than the bytes", "kind": "string", "bytes": "036162", "errorClass": "truncated"},
+        {"name": "string of invalid UTF-8", "kind": "string", "bytes": "02c328", "errorClass": "invalidUTF8"},
+        {"name": "string holding a UTF-16 surrogate", "kind": "string", "bytes": "03eda080", "errorClass": "invalidUTF8"},
+        {"name": "string of a lone continuation byte", "kind": "string", "bytes": "0180", "errorClass": "invalidUTF8"},
+    ]
+    return _file("5", "varint: the value (decimal text) and its bytes; string: the text and its bytes.", valid, invalid)
+
+
+def map_nodes():
+    def leaf(name, entries):
+        ordered = sorted(entries, key=leaf_order)
+        data, digest = encode_leaf(ordered)
+        return {"name": name, "kind": "leaf", "entries": [list(e) for e in ordered], "bytes": data.hex(), "hash": digest.hex()}
+
+    def interior(name, bitmap, children):
+        data, digest = encode_interior(bitmap, children)
+        return {"name": name, "kind": "interior", "bitmap": bitmap,
+                "children": [{"hash": h.hex(), "count": c, "location": l} for h, c, l in children],
+                "bytes": data.hex(), "hash": digest.hex()}
+
+    valid = [
+        leaf("leaf of one entry", [("a", "V1")]),
+        leaf("leaf of sixteen entries", [(f"k{i}", "V") for i in range(16)]),
+        leaf("leaf with a NUL and non-ASCII identifiers", [("a\0b", "V\0"), ("é", "V"), ("e\u0301", "V")]),
+        interior("interior of two children", 0b1000_0000_0000_0001,
+                 [(sha256(b"left"), 9, "V1"), (sha256(b"right"), 8, "V2")]),
+        interior("interior of sixteen children", 0xFFFF, [(sha256(bytes([i])), 17 + i, f"L{i}") for i in range(16)]),
+    ]
+    ordered = sorted([("a", "V"), ("b", "V")], key=leaf_order)
+    two = encode_leaf(ordered)[0]
+    backwards = b"L" + varint(2) + b"".join(string(v) + string(s) for v, s in reversed(ordered))
+    one_child = encode_interior(0b10, [(sha256(b"c"), 20, "V")])[0]
+    invalid = [
+        {"name": "no bytes", "bytes": "", "errorClass": "truncated"},
+        {"name": "unknown tag", "bytes": "58" + two[1:].hex(), "errorClass": "unknownFormat"},
+        {"name": "leaf entries in the wrong order", "bytes": backwards.hex(), "errorClass": "outOfOrder"},
+        {"name": "leaf with a byte after its entries", "bytes": (two + b"\0").hex(), "errorClass": "trailingBytes"},
+        {"name": "leaf counting more entries than its bytes hold", "bytes": ("4c05" + string("a").hex() + string("V").hex()), "errorClass": "truncated"},
+        {"name": "leaf cut inside an identifier", "bytes": two[:-1].hex(), "errorClass": "truncated"},
+        {"name": "interior without children", "bytes": "490000", "errorClass": "invalidContent"},
+        {"name": "interior cut inside a child hash", "bytes": one_child[:20].hex(), "errorClass": "truncated"},
+        {"name": "interior with a byte after its locations", "bytes": (one_child + b"\0").hex(), "errorClass": "trailingBytes"},
+        {"name": "leaf identifier of invalid UTF-8", "bytes": "4c0101ff0156", "errorClass": "invalidUTF8"},
+    ]
+    return _file("6", "leaf: its entries [valueId, storedVersionId] in leaf order; interior: its bitmap and children; "
+                      "bytes are the stored node, hash the SHA-256 of its hashed part (section 6).", valid, invalid)
+
+
+def version_records():
+    def record(name, *fields):
+        r = VersionRecord(*fields)
+        return {"name": name, "identifier": r.identifier, "predecessors": r.predecessors,
+                "timestampBits": struct.pack("<d", r.timestamp).hex(), "timestamp": r.timestamp,
+                "valueDataSize": r.value_data_size, "metadata": {k: v.hex() for k, v in r.metadata.items()},
+                "root": None if r.root is None else {"hash": r.root[0].hex(), "location": r.root[1], "count": r.root[2]},
+                "bytes": encode_record(r).hex()}
+
+    root = (sha256(b"root"), "V3", 42)
+    valid = [
+        record("initial version, empty map", "V1", [], 785000000.0, None, {}, None),
+        record("ordinary version with a value data size and a root", "V2", ["V1"], 785000000.125, 12, {}, (sha256(b"r2"), "V2", 3)),
+        record("merge with metadata and a root stored by another version", "V3", ["A", "B"], -1.5, 0,
+               {"__llvs_branch": b'"draft"', "app": b"\x00\xff"}, root),
+        record("identifiers with NUL and non-ASCII", "V\0é", ["P\0"], 0.0, None, {"k\0": b""}, None),
+    ]
+    base = VersionRecord("V", ["P"], 1.0, None, {}, None)
+    good = encode_record(base)
+    two_keys = VersionRecord("V", [], 1.0, None, {"a": b"1", "b": b"2"}, None)
+    swapped = encode_record(two_keys).replace(string("a") + varint(1) + b"1" + string("b") + varint(1) + b"2",
+                                              string("b") + varint(1) + b"2" + string("a") + varint(1) + b"1")
+    repeated = encode_record(two_keys).replace(string("b") + varint(1) + b"2", string("a") + varint(1) + b"2")
+    flag_at = len(good) - 3  # the value data size flag, before the metadata count and the root flag
+    invalid = [
+        {"name": "unknown record format", "bytes": "02" + good[1:].hex(), "errorClass": "unknownFormat"},
+        {"name": "three predecessors", "bytes": (b"\x01" + string("V") + b"\x03" + string("A") + string("B") + string("C")
+                                                  + struct.pack("<d", 1.0) + b"\x00\x00\x00").hex(), "errorClass": "invalidContent"},
+        {"name": "the same predecessor twice", "bytes": encode_record(VersionRecord("V", ["P", "P"], 1.0, None, {}, None)).hex(),
+         "errorClass": "invalidContent"},
+        {"name": "its own predecessor", "bytes": encode_record(VersionRecord("V", ["V"], 1.0, None, {}, None)).hex(),
+         "errorClass": "invalidContent"},
+        {"name": "a timestamp that is not finite", "bytes": encode_record(VersionRecord("V", [], float("nan"), None, {}, None)).hex(),
+         "errorClass": "invalidContent"},
+        {"name": "a value data size flag of 2", "bytes": (good[:flag_at] + b"\x02" + good[flag_at + 1:]).hex(), "errorClass": "invalidContent"},
+        {"name": "a map root flag of 2", "bytes": (good[:-1] + b"\x02").hex(), "errorClass": "invalidContent"},
+        {"name": "metadata keys out of order", "bytes": swapped.hex(), "errorClass": "outOfOrder"},
+        {"name": "a metadata key twice", "bytes": repeated.hex(), "errorClass": "outOfOrder"},
+        {"name": "a byte after the record", "bytes": (good + b"\x00").hex(), "errorClass": "trailingBytes"},
+        {"name": "cut inside the timestamp", "bytes": good[:len(good) - 6].hex(), "errorClass": "truncated"},
+        {"name": "cut inside the root", "bytes": encode_record(VersionRecord("V", [], 1.0, None, {}, root))[:-10].hex(),
+         "errorClass": "truncated"},
+    ]
+    return _file("8", "Fields and the record's bytes (timestampBits: the IEEE 754 double's 8 bytes, little-endian; "
+                      "metadata values and hashes in hex; valueDataSize and root null when absent).", valid, invalid)
+
+
+def packs():
+    def pack(name, version, items):
+        return {"name": name, "version": version, "items": {k: v.hex() for k, v in sorted(items.items())},
+                "bytes": encode_pack(version, items).hex()}
+
+    valid = [
+        pack("empty pack", "V1", {}),
+        pack("values with empty, binary and long data", "V2", {"a": b"", "b": bytes(range(256)), "c": b"x" * 300}),
+        pack("keys ordered by bytes, NUL and non-ASCII", "V\0", {"a\0": b"1", "a": b"2", "é": b"3", "Z": b"4"}),
+    ]
+    good = encode_pack("V", {"a": b"1", "b": b"2"})
+    body = good[:-32]
+    reseal = lambda b: (b + sha256(b)).hex()
+    swapped = body.replace(string("a") + varint(1) + string("b") + varint(1), string("b") + varint(1) + string("a") + varint(1))
+    twice = body.replace(string("b") + varint(1), string("a") + varint(1))
+    invalid = [
+        {"name": "a data byte changed (digest mismatch)", "bytes": (body[:-1] + b"3" + good[-32:]).hex(), "errorClass": "checksumMismatch"},
+        {"name": "shorter than a digest", "bytes": good[:20].hex(), "errorClass": "truncated"},
+        {"name": "wrong magic", "bytes": reseal(b"LLVSPACX" + body[8:]), "errorClass": "unknownFormat"},
+        {"name": "unknown pack format", "bytes": reseal(body[:8] + b"\x02" + body[9:]), "errorClass": "unknownFormat"},
+        {"name": "keys out of order", "bytes": reseal(swapped), "errorClass": "outOfOrder"},
+        {"name": "a key twice", "bytes": reseal(twice), "errorClass": "outOfOrder"},
+        {"name": "a byte after the data", "bytes": reseal(body + b"\x00"), "errorClass": "trailingBytes"},
+        {"name": "data shorter than its length says", "bytes": reseal(body[:-1]), "errorClass": "truncated"},
+    ]
+    return _file("7", "A pack: its version, its items (key: data in hex) and its bytes, digest included.", valid, invalid)
+
+
+def sqlite_checksums():
+    items = [(0, "V1", "a", b"hello"), (1, "V1", "0" * 64, b"L\x01"), (0, "V\0", "k\0é", b""), (1, "", "", bytes(range(40)))]
+    valid = [{"name": f"zone {z}, {k[:8]!r}@{v!r}", "kind": "item", "zone": z, "version": v, "key": k, "data": d.hex(),
+              "checksum": item_checksum(z, v.encode(), k.encode(), d).hex()} for z, v, k, d in items]
+    records = [encode_record(VersionRecord("V1", [], 1.0, None, {}, None)), b""]
+    valid += [{"name": f"record of {len(r)} bytes", "kind": "record", "record": r.hex(), "checksum": sha256(r)[:8].hex()}
+              for r in records]
+    return _file("14", "Row checksums: an item's (zone, version, key, data) and a version record's bytes, with the "
+                       "8-byte checksum a row carries.", valid, [])
+
+
+FILES = {"primitives.json": primitives, "map-nodes.json": map_nodes, "version-records.json": version_records,
+         "packs.json": packs, "sqlite-checksums.json": sqlite_checksums}
+
+
+def render(make):
+    return json.dumps(make(), ensure_ascii=False, indent=1) + "\n"

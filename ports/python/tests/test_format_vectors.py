@@ -1,0 +1,93 @@
+"""conformance/formats: the committed vectors are the ones this port makes, and the port
+decodes every valid one to its fields and bytes and refuses every invalid one with its
+error class."""
+import json
+import pathlib
+import struct
+import unittest
+
+from llvs_port.binary import FormatError, Reader
+from llvs_port.filestore import decode_pack, encode_pack
+from llvs_port.format_vectors import FILES, render
+from llvs_port.mapindex import Leaf, decode_node
+from llvs_port.records import decode_record
+from llvs_port.sqlitestore import item_checksum
+from llvs_port.binary import sha256
+
+DIRECTORY = pathlib.Path(__file__).resolve().parents[3] / "conformance" / "formats"
+
+
+def load(name):
+    return json.loads((DIRECTORY / name).read_text(encoding="utf-8"))
+
+
+class FormatVectorTests(unittest.TestCase):
+    def assertRefused(self, case, decode):
+        with self.subTest(case["name"]):
+            with self.assertRaises(FormatError) as caught:
+                decode(bytes.fromhex(case["bytes"]))
+            self.assertEqual(caught.exception.error_class, case["errorClass"], str(caught.exception))
+
+    def test_committed_files_are_current(self):
+        for name, make in FILES.items():
+            with self.subTest(name):
+                self.assertEqual((DIRECTORY / name).read_text(encoding="utf-8"), render(make),
+                                 f"regenerate with: python3 -m llvs_port vectors {DIRECTORY}")
+
+    def test_primitives(self):
+        vectors = load("primitives.json")
+        for case in vectors["valid"]:
+            reader = Reader(bytes.fromhex(case["bytes"]), case["name"])
+            value = reader.varint() if case["kind"] == "varint" else reader.string()
+            self.assertEqual(str(value) if case["kind"] == "varint" else value, case["value"])
+            self.assertTrue(reader.at_end)
+        for case in vectors["invalid"]:
+            self.assertRefused(case, lambda b, kind=case["kind"]: getattr(Reader(b, "vector"), kind)())
+
+    def test_map_nodes(self):
+        vectors = load("map-nodes.json")
+        for case in vectors["valid"]:
+            node, digest = decode_node(bytes.fromhex(case["bytes"]))
+            self.assertEqual(digest.hex(), case["hash"])
+            if case["kind"] == "leaf":
+                self.assertIsInstance(node, Leaf)
+                self.assertEqual([list(e) for e in node.entries], case["entries"])
+            else:
+                self.assertEqual(node.bitmap, case["bitmap"])
+                self.assertEqual([{"hash": h.hex(), "count": c, "location": l} for h, c, l in node.children], case["children"])
+        for case in vectors["invalid"]:
+            self.assertRefused(case, decode_node)
+
+    def test_version_records(self):
+        vectors = load("version-records.json")
+        for case in vectors["valid"]:
+            record = decode_record(bytes.fromhex(case["bytes"]))
+            self.assertEqual((record.identifier, record.predecessors, record.value_data_size),
+                             (case["identifier"], case["predecessors"], case["valueDataSize"]))
+            self.assertEqual(struct.pack("<d", record.timestamp).hex(), case["timestampBits"])
+            self.assertEqual({k: v.hex() for k, v in record.metadata.items()}, case["metadata"])
+            root = case["root"]
+            self.assertEqual(record.root, root and (bytes.fromhex(root["hash"]), root["location"], root["count"]))
+        for case in vectors["invalid"]:
+            self.assertRefused(case, decode_record)
+
+    def test_packs(self):
+        vectors = load("packs.json")
+        for case in vectors["valid"]:
+            items = {k: bytes.fromhex(v) for k, v in case["items"].items()}
+            self.assertEqual(decode_pack(bytes.fromhex(case["bytes"])), (case["version"], items))
+            self.assertEqual(encode_pack(case["version"], items).hex(), case["bytes"])
+        for case in vectors["invalid"]:
+            self.assertRefused(case, decode_pack)
+
+    def test_sqlite_checksums(self):
+        for case in load("sqlite-checksums.json")["valid"]:
+            if case["kind"] == "item":
+                actual = item_checksum(case["zone"], case["version"].encode(), case["key"].encode(), bytes.fromhex(case["data"]))
+            else:
+                actual = sha256(bytes.fromhex(case["record"]))[:8]
+            self.assertEqual(actual.hex(), case["checksum"], case["name"])
+
+
+if __name__ == "__main__":
+    unittest.main()
