@@ -163,8 +163,49 @@ def sqlite_checksums():
                        "8-byte checksum a row carries.", valid, [])
 
 
+def registers():
+    from . import register as r
+    empty = {"context": {}, "entries": []}
+    a, b = "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0", "11111111-2222-3333-4444-555555555555"
+    hello = r.write(empty, "actor-a", a, 785000000.5, {"kind": "text", "text": "Hello"})
+    blob = r.write(hello, "actor-b", b, 785000001, {"kind": "blob", "blob": bytes([0, 1, 255])})
+    gone = r.write(hello, "actor-c", a, 785000001, {"kind": "tombstone"})
+    doc = r.write(hello, "actor-a", b, -1.25, {"kind": "json", "text": '{"n":1}'})
+    odd = r.write(empty, "é\0", a, 0, {"kind": "text", "text": "a\nb\u0001"})
+    both = r.join(blob, gone)
+    writes = [("first write", empty, "actor-a", a, 785000000.5, {"kind": "text", "text": "Hello"}),
+              ("a second actor supersedes", hello, "actor-b", b, 785000001, {"kind": "blob", "blob": bytes([0, 1, 255])}),
+              ("a delete", both, "actor-a", a, 785000002, {"kind": "tombstone"}),
+              ("the same actor again", hello, "actor-a", b, -1.25, {"kind": "json", "text": '{"n":1}'})]
+    valid = [{"name": n, "json": r.encode(x)} for n, x in
+             [("empty", empty), ("one text", hello), ("a blob", blob), ("a tombstone", gone), ("json", doc),
+              ("odd actor and text", odd), ("two concurrent writes", both), ("a context with unseen actors", r.join(both, doc))]]
+    entry = r.encode(hello)[len('{"context":{"actor-a":1},"entries":['):-2]
+    invalid = [
+        {"name": "an entry its context has not seen", "json": '{"context":{"actor-a":0},"entries":[' + entry + ']}'},
+        {"name": "an entry of an actor missing from the context", "json": '{"context":{},"entries":[' + entry + ']}'},
+        {"name": "an unknown kind", "json": '{"context":{"x":1},"entries":[{"actor":"x","author":"' + a + '","counter":1,"kind":"number","timestamp":1}]}'},
+        {"name": "a text entry without its text", "json": '{"context":{"x":1},"entries":[{"actor":"x","author":"' + a + '","counter":1,"kind":"text","timestamp":1}]}'},
+        {"name": "a blob that is not base64", "json": '{"context":{"x":1},"entries":[{"actor":"x","author":"' + a + '","blob":"not base64!","counter":1,"kind":"blob","timestamp":1}]}'},
+        {"name": "an author that is not a UUID", "json": '{"context":{"x":1},"entries":[{"actor":"x","author":"someone","counter":1,"kind":"tombstone","timestamp":1}]}'},
+        {"name": "a negative context counter", "json": '{"context":{"x":-1},"entries":[]}'},
+        {"name": "no entries list", "json": '{"context":{}}'},
+    ]
+    joins = [{"name": n, "x": r.encode(x), "y": r.encode(y), "join": r.encode(r.join(x, y))} for n, x, y in
+             [("a write and the state it superseded", hello, blob), ("two concurrent writes", blob, gone),
+              ("a join with itself", both, both), ("unrelated registers", doc, odd), ("three ways", r.join(blob, doc), gone)]]
+    writes = [{"name": n, "before": r.encode(x), "actor": actor, "author": author, "timestamp": t,
+               "payload": {k: (v.hex() if isinstance(v, bytes) else v) for k, v in p.items()}, "after": r.encode(r.write(x, actor, author, t, p))}
+              for n, x, actor, author, t, p in writes]
+    return {"format": "llvs-conformance-registers", "formatVersion": 1, "section": "16",
+            "about": "Registers as canonical JSON: valid ones decode and encode to the same text; invalid ones are "
+                     "refused; a join of x and y gives join; a write of payload (blob in hex) by actor gives after.",
+            "valid": valid, "invalid": invalid, "joins": joins, "writes": writes}
+
+
 FILES = {"primitives.json": primitives, "map-nodes.json": map_nodes, "version-records.json": version_records,
-         "packs.json": packs, "sqlite-checksums.json": sqlite_checksums}
+         "packs.json": packs, "sqlite-checksums.json": sqlite_checksums,
+         "registers.json": registers}
 
 
 def render(make):

@@ -11,6 +11,7 @@ from llvs_port.filestore import decode_pack, encode_pack
 from llvs_port.format_vectors import FILES, render
 from llvs_port.mapindex import Leaf, decode_node
 from llvs_port.records import decode_record
+from llvs_port import register
 from llvs_port.sqlitestore import item_checksum
 from llvs_port.binary import sha256
 
@@ -87,6 +88,24 @@ class FormatVectorTests(unittest.TestCase):
             else:
                 actual = sha256(bytes.fromhex(case["record"]))[:8]
             self.assertEqual(actual.hex(), case["checksum"], case["name"])
+
+    def test_registers(self):
+        vectors = load("registers.json")
+        for case in vectors["valid"]:
+            self.assertEqual(register.encode(register.decode(case["json"])), case["json"], case["name"])
+        for case in vectors["invalid"]:
+            with self.subTest(case["name"]):
+                with self.assertRaises(FormatError):
+                    register.decode(case["json"])
+        for case in vectors["joins"]:
+            joined = register.join(register.decode(case["x"]), register.decode(case["y"]))
+            self.assertEqual(register.encode(joined), case["join"], case["name"])
+        for case in vectors["writes"]:
+            payload = dict(case["payload"])
+            if "blob" in payload:
+                payload["blob"] = bytes.fromhex(payload["blob"])
+            after = register.write(register.decode(case["before"]), case["actor"], case["author"], case["timestamp"], payload)
+            self.assertEqual(register.encode(after), case["after"], case["name"])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 import Foundation
 import LLVSCore
-import LLVSMerge
 import LLVSTesting
 import Testing
 @testable import LLVSStore

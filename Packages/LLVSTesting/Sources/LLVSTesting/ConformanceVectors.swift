@@ -53,6 +53,17 @@ public enum ConformanceVectors {
         return (try cases(valid), try cases(invalid))
     }
 
+    /// The JSON object of `conformance/<path>`.
+    ///
+    /// - Throws: ``Failure`` when the file is missing or is not a JSON object.
+    public static func file(_ path: String) throws -> [String: Any] {
+        let url = directory.appendingPathComponent(path)
+        guard let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] else {
+            throw Failure(description: "\(url.path) is not a JSON object")
+        }
+        return object
+    }
+
     /// The bytes of a hexadecimal string (the vectors' form for bytes).
     ///
     /// - Throws: ``Failure`` when it is not an even number of hexadecimal digits.
