@@ -58,36 +58,47 @@ def _pack_version(pack):
         return None
 
 
-def scan_segment(path, zone_of_layout):
-    """Packs of a pack segment: [(zone, version, pack bytes)] and the damage found.
-    ``zone_of_layout`` is None for a shared segment (a zone byte per record) or the zone
-    of a zone segment."""
-    data = open(path, "rb").read()
+def scan_segment_bytes(data, zone_of_layout, where="pack segment"):
+    """Packs of a pack segment's bytes: [(zone, version, pack bytes, offset of the pack)]
+    and the damage found. ``zone_of_layout`` is None for a shared segment (a zone byte per
+    record) or the zone of a zone segment. The records end at the end of the bytes, at a
+    zero length (preallocated space) or at a record running past the end (torn); a record
+    that is not a pack ends them too, unless the record right after it is a pack: then it
+    is damage, reported and skipped."""
     magic = b"LLVSPSG2" if zone_of_layout is None else b"LLVSPSG1"
     if data[:8] != magic:
-        raise FormatError(f"{path}: not a pack segment of this layout")
-    packs, damage, offset = [], [], 8
-    pending_bad = None
-    while offset + 8 <= len(data):
+        raise FormatError(f"{where}: not a pack segment of this layout", "unknownFormat")
+    header = 9 if zone_of_layout is None else 8
+
+    def record(offset):
+        """(end, zone, version or None) of the record at offset, or None where they end."""
+        if len(data) - offset < header:
+            return None
         length = int.from_bytes(data[offset:offset + 8], "little")
-        if length == 0:
-            break
-        header = 9 if zone_of_layout is None else 8
-        end = offset + header + length
-        if end > len(data):
-            break  # a torn or in-progress write: the scan stops before it
+        if length == 0 or length > len(data) - offset - header:
+            return None
         zone = data[offset + 8] if zone_of_layout is None else zone_of_layout
-        pack = data[offset + header:end]
-        version = _pack_version(pack)
-        if version is None or zone not in ZONE_NAMES:
-            pending_bad = f"{path} at offset {offset}: a record that is not a pack"
+        version = _pack_version(data[offset + header:offset + header + length]) if zone in ZONE_NAMES else None
+        return offset + header + length, zone, version
+
+    packs, damage, offset = [], [], 8
+    while (found := record(offset)) is not None:
+        end, zone, version = found
+        if version is None:
+            following = record(end)
+            if following is None or following[2] is None:
+                break  # torn, or still being written
+            damage.append(f"{where} at offset {offset}: a record that is not a pack")
         else:
-            if pending_bad:
-                damage.append(pending_bad)  # a bad record followed by a pack is damage
-                pending_bad = None
-            packs.append((zone, version, pack, f"{path} at offset {offset}"))
+            packs.append((zone, version, data[offset + header:end], offset + header))
         offset = end
     return packs, damage
+
+
+def scan_segment(path, zone_of_layout):
+    """``scan_segment_bytes`` of the file at ``path``."""
+    with open(path, "rb") as file:
+        return scan_segment_bytes(file.read(), zone_of_layout, path)
 
 
 def format1_pack_paths(root, zone):
@@ -100,30 +111,45 @@ def format1_pack_paths(root, zone):
                     yield os.path.join(directory, name)
 
 
-def read_log_segment(path):
-    """The record payloads of a version log segment; raises on corruption (a bad record
-    followed by a good one)."""
-    data = open(path, "rb").read()
+def parse_log_segment(data, where="version log segment"):
+    """The record payloads of a version log segment's bytes. The records end at the end of
+    the bytes, at a record running past it, at twelve zero bytes (preallocated space), or
+    at a record failing its checksum (torn) — unless the record right after that one is
+    good: then it is corruption, raised."""
     if data[:8] != b"LLVSLOG1":
-        raise FormatError(f"{path}: not a version log segment")
-    records, offset, bad = [], 8, None
-    while offset + 12 <= len(data):
+        raise FormatError(f"{where}: not a version log segment", "unknownFormat")
+
+    def record(offset):
+        """(end, payload, matches) of the record at offset, or None where they end."""
+        if len(data) - offset < 4:
+            return None
         length = int.from_bytes(data[offset:offset + 4], "little")
-        if length == 0 and data[offset + 4:offset + 12] == bytes(8):
-            break
         end = offset + 4 + length + 8
         if end > len(data):
+            return None
+        payload, stored = data[offset + 4:offset + 4 + length], data[end - 8:end]
+        if length == 0 and stored == bytes(8):
+            return None
+        return end, payload, sha256(payload)[:8] == stored
+
+    records, offset = [], 8
+    while (found := record(offset)) is not None:
+        end, payload, matches = found
+        if not matches:
+            following = record(end)
+            if following is not None and following[2]:
+                raise FormatError(f"{where} at offset {offset}: a record fails its checksum and a good one follows",
+                                  "checksumMismatch")
             break
-        payload = data[offset + 4:offset + 4 + length]
-        if sha256(payload)[:8] != data[end - 8:end]:
-            bad = bad or f"{path} at offset {offset}: record checksum mismatch"
-            offset = end
-            continue
-        if bad:
-            raise FormatError(f"{bad}, followed by a good record: corruption")
         records.append(payload)
         offset = end
     return records
+
+
+def read_log_segment(path):
+    """``parse_log_segment`` of the file at ``path``."""
+    with open(path, "rb") as file:
+        return parse_log_segment(file.read(), path)
 
 
 class FileStore:
@@ -158,8 +184,8 @@ class FileStore:
     def _add_segment(self, path, zone):
         packs, damage = scan_segment(path, zone)
         self.damage += damage
-        for zone_found, version, pack, where in packs:
-            self.packs.setdefault((zone_found, version), []).append((pack, where))
+        for zone_found, version, pack, offset in packs:
+            self.packs.setdefault((zone_found, version), []).append((pack, f"{path} at offset {offset}"))
 
     def records(self):
         """Every version record, the first of each identifier kept."""

@@ -163,6 +163,77 @@ def sqlite_checksums():
                        "8-byte checksum a row carries.", valid, [])
 
 
+def segments():
+    def log_record(payload, good=True):
+        checksum = sha256(payload)[:8] if good else bytes(b ^ 0xFF for b in sha256(payload)[:8])
+        return struct.pack("<I", len(payload)) + payload + checksum
+
+    p1 = encode_record(VersionRecord("V1", [], 785000000.0, 5, {}, None))
+    p2 = encode_record(VersionRecord("V2", ["V1"], 785000001.0, None, {"k": b"v"}, None))
+    p3 = b"any payload: the log does not decode it"
+    log = b"LLVSLOG1"
+    logs = [
+        ("magic only", log, []),
+        ("two records", log + log_record(p1) + log_record(p2), [p1, p2]),
+        ("records, then preallocated zeros", log + log_record(p1) + bytes(64), [p1]),
+        ("a torn final record (its length runs past the end)", log + log_record(p1) + log_record(p3)[:-3], [p1]),
+        ("a final record failing its checksum", log + log_record(p1) + log_record(p3, good=False), [p1]),
+        ("an empty payload", log + log_record(b"") + log_record(p2), [b"", p2]),
+        ("two bad records, then a good one: the first bad one ends the records",
+         log + log_record(p1) + log_record(p2, good=False) + log_record(p3, good=False) + log_record(p1), [p1]),
+    ]
+    valid = [{"name": n, "kind": "log", "bytes": b.hex(), "records": [r.hex() for r in rs]} for n, b, rs in logs]
+    invalid = [
+        {"name": "a bad record followed by a good one", "kind": "log",
+         "bytes": (log + log_record(p1, good=False) + log_record(p2)).hex(), "errorClass": "checksumMismatch"},
+        {"name": "not a log segment", "kind": "log", "bytes": (b"LLVSLOG2" + log_record(p1)).hex(), "errorClass": "unknownFormat"},
+    ]
+
+    def shared(zone, pack):
+        return struct.pack("<Q", len(pack)) + bytes([zone]) + pack
+
+    def zoned(pack):
+        return struct.pack("<Q", len(pack)) + pack
+
+    values, maps = encode_pack("V1", {"a": b"1"}), encode_pack("V1", {"0" * 64: b"L\x00"})
+    later = encode_pack("V2", {"b": b"2"})
+    garbage = b"not a pack at all, but framed as one"
+    head = b"LLVSPSG2"
+
+    def found(*packs):
+        """The packs a segment holds: (zone, version, record start, header size, pack)."""
+        return [{"zone": z, "version": v, "offset": start + size} for z, v, start, size in packs]
+
+    one = len(head)
+    first_end = one + 9 + len(values)
+    packs_cases = [
+        ("two packs of both zones, then preallocated zeros", "shared", None,
+         head + shared(0, values) + shared(1, maps) + bytes(100),
+         found((0, "V1", one, 9), (1, "V1", first_end, 9)), False),
+        ("a torn final record", "shared", None, head + shared(0, values) + shared(0, later)[:-5],
+         found((0, "V1", one, 9)), False),
+        ("a final record that is not a pack: torn, not damage", "shared", None, head + shared(0, values) + shared(0, garbage),
+         found((0, "V1", one, 9)), False),
+        ("a record that is not a pack, followed by a pack: damage, skipped", "shared", None,
+         head + shared(0, garbage) + shared(1, later), found((1, "V2", one + 9 + len(garbage), 9)), True),
+        ("a record naming no zone, followed by a pack: damage, skipped", "shared", None,
+         head + shared(7, values) + shared(0, later), found((0, "V2", one + 9 + len(values), 9)), True),
+        ("two records that are not packs, then a pack: the first ends the records", "shared", None,
+         head + shared(0, values) + shared(0, garbage) + shared(0, garbage) + shared(0, later),
+         found((0, "V1", one, 9)), False),
+        ("a zone segment", "zone", 0, b"LLVSPSG1" + zoned(values) + zoned(later),
+         found((0, "V1", one, 8), (0, "V2", one + 8 + len(values), 8)), False),
+    ]
+    valid += [{"name": n, "kind": "packs", "layout": layout, "bytes": b.hex(), "packs": p, "damaged": d}
+              for n, layout, _, b, p, d in packs_cases]
+    invalid.append({"name": "not a pack segment", "kind": "packs", "layout": "shared",
+                    "bytes": (b"LLVSPSG9" + shared(0, values)).hex(), "errorClass": "unknownFormat"})
+    return _file("7", "log: a version log segment's bytes and the payloads of its records (a torn final record "
+                      "is no record); packs: a pack segment's bytes (layout shared: a zone byte per record; zone: "
+                      "none, values here), the packs a reader finds (zone, version, offset of the pack) and whether "
+                      "it reports damage.", valid, invalid)
+
+
 def registers():
     from . import register as r
     empty = {"context": {}, "entries": []}
@@ -205,7 +276,7 @@ def registers():
 
 FILES = {"primitives.json": primitives, "map-nodes.json": map_nodes, "version-records.json": version_records,
          "packs.json": packs, "sqlite-checksums.json": sqlite_checksums,
-         "registers.json": registers}
+         "registers.json": registers, "segments.json": segments}
 
 
 def render(make):

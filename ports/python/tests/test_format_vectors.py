@@ -7,7 +7,7 @@ import struct
 import unittest
 
 from llvs_port.binary import FormatError, Reader
-from llvs_port.filestore import decode_pack, encode_pack
+from llvs_port.filestore import decode_pack, encode_pack, parse_log_segment, scan_segment_bytes
 from llvs_port.format_vectors import FILES, render
 from llvs_port.mapindex import Leaf, decode_node
 from llvs_port.records import decode_record
@@ -88,6 +88,22 @@ class FormatVectorTests(unittest.TestCase):
             else:
                 actual = sha256(bytes.fromhex(case["record"]))[:8]
             self.assertEqual(actual.hex(), case["checksum"], case["name"])
+
+    def test_segments(self):
+        vectors = load("segments.json")
+        for case in vectors["valid"]:
+            data = bytes.fromhex(case["bytes"])
+            if case["kind"] == "log":
+                self.assertEqual([r.hex() for r in parse_log_segment(data)], case["records"], case["name"])
+            else:
+                packs, damage = scan_segment_bytes(data, None if case["layout"] == "shared" else 0)
+                self.assertEqual([{"zone": z, "version": v, "offset": o} for z, v, _, o in packs], case["packs"], case["name"])
+                self.assertEqual(bool(damage), case["damaged"], case["name"])
+        for case in vectors["invalid"]:
+            if case["kind"] == "log":
+                self.assertRefused(case, parse_log_segment)
+            else:
+                self.assertRefused(case, lambda b: scan_segment_bytes(b, None))
 
     def test_registers(self):
         vectors = load("registers.json")
