@@ -234,6 +234,65 @@ def segments():
                       "it reports damage.", valid, invalid)
 
 
+def archives():
+    from .archive import encode_archive
+
+    def log_record(payload):
+        return struct.pack("<I", len(payload)) + payload + sha256(payload)[:8]
+
+    def shard(version):
+        return sha256(version.encode("utf-8"))[:1].hex()
+
+    leaf1, hash1 = encode_leaf([("a", "V1")])
+    leaf2, hash2 = encode_leaf(sorted([("a", "V1"), ("b", "V2"), ("c", "V2")], key=leaf_order))
+    r1 = encode_record(VersionRecord("V1", [], 785000000.0, 1, {}, (hash1, "V1", 1)))
+    r2 = encode_record(VersionRecord("V2", ["V1"], 785000001.0, 3, {}, (hash2, "V2", 3)))
+    log = b"LLVSLOG1" + log_record(r1) + log_record(r2) + bytes(40)
+    files = [
+        (f"values/{shard('V1')}/V1.pack", encode_pack("V1", {"a": b"1"})),
+        (f"values/{shard('V2')}/V2.pack", encode_pack("V2", {"b": b"22"})),
+        (f"values/{shard('V2')}/V2~1.pack", encode_pack("V2", {"c": b""})),
+        (f"maps/{shard('V1')}/V1.pack", encode_pack("V1", {hash1.hex(): leaf1})),
+        (f"maps/{shard('V2')}/V2.pack", encode_pack("V2", {hash2.hex(): leaf2})),
+        ("versions/writer-1.log", log),
+    ]
+    full = encode_archive(files)
+    valid = [
+        {"name": "an empty store", "bytes": encode_archive([]).hex(), "paths": [], "records": [], "values": []},
+        {"name": "two versions, one with two value packs", "bytes": full.hex(), "paths": [p for p, _ in files],
+         "records": [r1.hex(), r2.hex()],
+         "values": [{"version": "V1", "key": "a", "data": "31"}, {"version": "V2", "key": "b", "data": "3232"},
+                    {"version": "V2", "key": "c", "data": ""}]},
+    ]
+    one = [files[0]]
+
+    def with_path(path):
+        return encode_archive([(path, files[0][1])]).hex()
+
+    def with_entry(body, path="versions/writer-1.log"):
+        return encode_archive([(path, body)]).hex()
+
+    good = encode_archive(one)
+    damaged_pack = bytearray(files[0][1])
+    damaged_pack[12] ^= 1
+    invalid = [
+        {"name": "not an archive", "bytes": (b"LLVSSNP2" + good[8:]).hex(), "errorClass": "unknownFormat"},
+        {"name": "an entry failing its checksum", "bytes": (good[:-13] + bytes([good[-13] ^ 1]) + good[-12:]).hex(), "errorClass": "checksumMismatch"},
+        {"name": "a path leaving the store", "bytes": with_path("../escape.pack"), "errorClass": "invalidContent"},
+        {"name": "a shard in upper case", "bytes": with_path("values/AB/V1.pack"), "errorClass": "invalidContent"},
+        {"name": "a hidden log segment", "bytes": with_path("versions/.hidden.log"), "errorClass": "invalidContent"},
+        {"name": "a file of another kind", "bytes": with_path("values/ab/V1.txt"), "errorClass": "invalidContent"},
+        {"name": "an end counting the wrong number of entries", "bytes": (good[:-8] + struct.pack("<Q", 2)).hex(), "errorClass": "invalidContent"},
+        {"name": "a byte after the end", "bytes": (good + b"\x00").hex(), "errorClass": "trailingBytes"},
+        {"name": "cut inside an entry", "bytes": good[:40].hex(), "errorClass": "truncated"},
+        {"name": "a pack failing its own digest", "bytes": with_entry(bytes(damaged_pack), files[0][0]), "errorClass": "checksumMismatch"},
+        {"name": "a log segment whose last record is cut", "bytes": with_entry(b"LLVSLOG1" + log_record(r1) + log_record(r2)[:-4]), "errorClass": "truncated"},
+    ]
+    return _file("10", "A file store's snapshot archive: valid ones hold these paths and, restored, these version "
+                       "records and values (data in hex); a restore refuses the invalid ones and leaves the store as "
+                       "it was.", valid, invalid)
+
+
 def registers():
     from . import register as r
     empty = {"context": {}, "entries": []}
@@ -276,7 +335,7 @@ def registers():
 
 FILES = {"primitives.json": primitives, "map-nodes.json": map_nodes, "version-records.json": version_records,
          "packs.json": packs, "sqlite-checksums.json": sqlite_checksums,
-         "registers.json": registers, "segments.json": segments}
+         "registers.json": registers, "segments.json": segments, "archives.json": archives}
 
 
 def render(make):

@@ -12,6 +12,7 @@ from llvs_port.format_vectors import FILES, render
 from llvs_port.mapindex import Leaf, decode_node
 from llvs_port.records import decode_record
 from llvs_port import register
+from llvs_port.archive import decode_archive
 from llvs_port.sqlitestore import item_checksum
 from llvs_port.binary import sha256
 
@@ -104,6 +105,19 @@ class FormatVectorTests(unittest.TestCase):
                 self.assertRefused(case, parse_log_segment)
             else:
                 self.assertRefused(case, lambda b: scan_segment_bytes(b, None))
+
+    def test_archives(self):
+        vectors = load("archives.json")
+        for case in vectors["valid"]:
+            entries = decode_archive(bytes.fromhex(case["bytes"]))
+            self.assertEqual([p for p, _ in entries], case["paths"], case["name"])
+            records = [r.hex() for p, body in entries if p.endswith(".log") for r in parse_log_segment(body)]
+            self.assertEqual(records, case["records"], case["name"])
+            packs = [decode_pack(body) for p, body in entries if p.startswith("values/")]
+            found = [{"version": v, "key": k, "data": d.hex()} for v, items in packs for k, d in items.items()]
+            self.assertEqual(found, case["values"], case["name"])
+        for case in vectors["invalid"]:
+            self.assertRefused(case, decode_archive)
 
     def test_registers(self):
         vectors = load("registers.json")
