@@ -62,24 +62,8 @@ def decode_archive(data, what="snapshot archive"):
         if path.endswith(".pack"):
             decode_pack(body, f"{what}: {path}")
         else:
-            records = parse_log_segment(body, f"{what}: {path}")
-            if parse_complete_end(body) is False:
-                raise FormatError(f"{what}: {path} ends with an incomplete record", "truncated")
-            del records
+            parse_log_segment(body, f"{what}: {path}", complete=True)
         entries.append((path, body))
-
-
-def parse_complete_end(body):
-    """False when a log segment's records stop before its end at bytes that are not all
-    zero (a cut or damaged final record)."""
-    offset = 8
-    while len(body) - offset >= 4:
-        length = struct.unpack("<I", body[offset:offset + 4])[0]
-        end = offset + 4 + length + 8
-        if end > len(body) or (length == 0 and body[end - 8:end] == bytes(8)) or sha256(body[offset + 4:end - 8])[:8] != body[end - 8:end]:
-            break
-        offset = end
-    return all(b == 0 for b in body[offset:])
 
 
 def encode_archive(entries):

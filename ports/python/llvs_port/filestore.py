@@ -111,11 +111,12 @@ def format1_pack_paths(root, zone):
                     yield os.path.join(directory, name)
 
 
-def parse_log_segment(data, where="version log segment"):
+def parse_log_segment(data, where="version log segment", complete=False):
     """The record payloads of a version log segment's bytes. The records end at the end of
     the bytes, at a record running past it, at twelve zero bytes (preallocated space), or
     at a record failing its checksum (torn) — unless the record right after that one is
-    good: then it is corruption, raised."""
+    good: then it is corruption, raised. A ``complete`` segment (in a snapshot archive)
+    must have nothing but zeros after its last record."""
     if data[:8] != b"LLVSLOG1":
         raise FormatError(f"{where}: not a version log segment", "unknownFormat")
 
@@ -143,6 +144,8 @@ def parse_log_segment(data, where="version log segment"):
             break
         records.append(payload)
         offset = end
+    if complete and any(data[offset:]):
+        raise FormatError(f"{where}: the record at offset {offset} is incomplete or fails its checksum", "truncated")
     return records
 
 

@@ -8,7 +8,7 @@ import struct
 
 from .binary import string, varint, sha256
 from .filestore import encode_pack
-from .mapindex import encode_interior, encode_leaf, key_hash, leaf_order
+from .mapindex import encode_interior, encode_leaf, leaf_order
 from .records import VersionRecord, encode_record
 from .sqlitestore import item_checksum
 

@@ -2,7 +2,7 @@
 virtual ancestors, merge identity), enough to replay the merges of a history from the
 decisions its arbiter took."""
 from .binary import utf8
-from .merge_identity import ABSENT, merge_identifier, new_data, stored
+from .merge_identity import identifier_from_maps
 
 
 class Graph:
@@ -97,15 +97,20 @@ def resolve(first, second, found_forks, resolution):
     return merged, data
 
 
-def outcomes(first, second, merged, data):
-    """Each value's (first, second, merge) outcome for the merge identity."""
-    result = {}
-    for value_id in set(first) | set(second) | set(merged):
-        def outcome(m):
-            return stored(m[value_id]) if value_id in m else ABSENT
-        mine = merged.get(value_id)
-        result[value_id] = (outcome(first), outcome(second), new_data(data[value_id]) if mine == NEW else outcome(merged))
-    return result
+def apply_changes(base, changes, version_id, data):
+    """The map a version's changes (decoded, section 3) make of its first predecessor's
+    map ``base``; the data it stores goes into ``data`` under (value id, version id)."""
+    entries = dict(base)
+    for change in changes:
+        (case, payload), = change.items()
+        if case in ("insert", "update"):
+            entries[payload["id"]] = version_id
+            data[(payload["id"], version_id)] = payload["data"]
+        elif case == "preserve":
+            entries[payload["valueId"]] = payload["storedVersionId"]
+        else:
+            entries.pop(payload, None)
+    return entries
 
 
 class MergeReplay:
@@ -148,8 +153,8 @@ class MergeReplay:
             for following in bases[1:]:
                 inner = self.graph.merge_bases(members, [following])
                 merged, data = self.step(accumulated, following, inner)
-                virtual = merge_identifier([accumulated, following], outcomes(self.maps[accumulated], self.maps[following], merged, data),
-                                           {}, virtual=True)
+                virtual = identifier_from_maps(NEW, [accumulated, following], self.maps[accumulated], self.maps[following],
+                                               merged, data.__getitem__, {}, virtual=True)
                 self.maps[virtual] = {v: (virtual if s == NEW else s) for v, s in merged.items()}
                 accumulated = virtual
                 members.append(following)

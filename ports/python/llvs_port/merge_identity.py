@@ -12,6 +12,18 @@ def new_data(data):
     return ("new", bytes(data))
 
 
+def identifier_from_maps(merge_id, predecessors, first, second, merged, data_of, metadata, virtual=False):
+    """``merge_identifier`` of a merge given as maps {value id: storing version}: the
+    merge's entries stored by ``merge_id`` are its new data, read with ``data_of(value id)``."""
+    outcomes = {}
+    for value_id in set(first) | set(second) | set(merged):
+        def outcome(entries):
+            return stored(entries[value_id]) if value_id in entries else ABSENT
+        mine = new_data(data_of(value_id)) if merged.get(value_id) == merge_id else outcome(merged)
+        outcomes[value_id] = (outcome(first), outcome(second), mine)
+    return merge_identifier(predecessors, outcomes, metadata, virtual)
+
+
 def merge_identifier(predecessors, outcomes, metadata, virtual=False):
     """The identifier of a merge of ``predecessors`` (two ids). ``outcomes`` maps each
     value id to its (first, second, merge) outcomes: ABSENT, stored(version) or

@@ -1,7 +1,7 @@
 """SPEC.md section 8: version records."""
 import math
 
-from .binary import FormatError, Reader, blob, string, utf8, varint
+from .binary import Reader, blob, string, utf8, varint
 import struct
 
 

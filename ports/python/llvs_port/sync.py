@@ -1,16 +1,16 @@
 """SPEC.md section 15 (the HTTP sync API) as a client, with sections 3 and 9 (a version's
 JSON and the changes it made) to push a store's versions and to replay pulled ones."""
-import json
 import random
 import time
 import urllib.error
 import urllib.request
 
 from .binary import utf8
-from .canonical_json import base64_bytes, dumps, loads
+from .canonical_json import dumps, loads
 from .core_types import decode_change, decode_version
 from .mapindex import canonical_root
-from .merge_identity import ABSENT, merge_identifier, new_data, stored
+from .history import apply_changes
+from .merge_identity import identifier_from_maps
 
 VALUES = 0
 RETRIED = {408, 429, 500, 502, 503, 504}
@@ -137,27 +137,11 @@ def replay(pulled):
     for version_id in predecessors_first({i: v for i, (v, _) in pulled.items()}):
         version, changes = pulled[version_id]
         predecessors = _predecessors(version)
-        entries = dict(maps[predecessors[0]]) if predecessors else {}
-        for change in changes:
-            (case, payload), = change.items()
-            if case in ("insert", "update"):
-                entries[payload["id"]] = version_id
-                data[(payload["id"], version_id)] = payload["data"]
-            elif case == "preserve":
-                entries[payload["valueId"]] = payload["storedVersionId"]
-            else:
-                entries.pop(payload, None)
+        entries = apply_changes(maps[predecessors[0]] if predecessors else {}, changes, version_id, data)
         maps[version_id] = entries
         derived = None
         if len(predecessors) == 2:
-            first, second = maps[predecessors[0]], maps[predecessors[1]]
-            outcomes = {}
-            for value_id in set(first) | set(second) | set(entries):
-                def outcome(m):
-                    return stored(m[value_id]) if value_id in m else ABSENT
-                mine = entries.get(value_id)
-                merged = new_data(data[(value_id, version_id)]) if mine == version_id else outcome(entries)
-                outcomes[value_id] = (outcome(first), outcome(second), merged)
-            derived = merge_identifier(predecessors, outcomes, version.get("metadata", {}))
+            derived = identifier_from_maps(version_id, predecessors, maps[predecessors[0]], maps[predecessors[1]], entries,
+                                           lambda value_id: data[(value_id, version_id)], version.get("metadata", {}))
         result[version_id] = (canonical_root(entries.items())[0], entries, derived)
     return result

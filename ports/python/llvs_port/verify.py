@@ -7,7 +7,7 @@ import os
 from .binary import FormatError
 from .filestore import FileStore
 from .mapindex import canonical_root, read_map
-from .merge_identity import ABSENT, merge_identifier, new_data, stored
+from .merge_identity import identifier_from_maps
 from .sqlitestore import DATABASE_NAME, SQLiteStore
 
 VALUES, MAPS = 0, 1
@@ -78,14 +78,8 @@ def examine(root):
             continue
         report["merges"] += 1
         first, second = (maps[p] for p in record.predecessors)
-        merge = maps[record.identifier]
-        outcomes = {}
-        for value_id in set(first) | set(second) | set(merge):
-            def outcome(entries):
-                return stored(entries[value_id]) if value_id in entries else ABSENT
-            mine = merge.get(value_id)
-            merged = new_data(store.data(VALUES, mine, value_id)) if mine == record.identifier else outcome(merge)
-            outcomes[value_id] = (outcome(first), outcome(second), merged)
-        if merge_identifier(record.predecessors, outcomes, record.metadata) == record.identifier:
+        derived = identifier_from_maps(record.identifier, record.predecessors, first, second, maps[record.identifier],
+                                       lambda value_id: store.data(VALUES, record.identifier, value_id), record.metadata)
+        if derived == record.identifier:
             report["derivedMergeIds"] += 1
     return report, store, records, maps

@@ -1,6 +1,4 @@
 """Round trips and refusals of the binary formats (sections 5, 6, 7, 8)."""
-import hashlib
-import struct
 import unittest
 
 from llvs_port.binary import FormatError, Reader, string, varint

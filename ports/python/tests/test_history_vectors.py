@@ -9,9 +9,9 @@ import pathlib
 import unittest
 
 from llvs_port.core_types import decode_change
-from llvs_port.history import NEW, Graph, MergeReplay, outcomes
+from llvs_port.history import NEW, Graph, MergeReplay, apply_changes
 from llvs_port.mapindex import canonical_root
-from llvs_port.merge_identity import merge_identifier
+from llvs_port.merge_identity import identifier_from_maps
 from llvs_port.records import decode_record
 
 # LLVS_HISTORY_VECTORS=PATH replays another file (say, 1,000 histories the Swift test
@@ -28,24 +28,15 @@ def replay(history):
         record = decode_record(bytes.fromhex(entry["record"]))
         assert record.identifier == entry["id"], entry["id"]
         graph.add(record.identifier, record.predecessors)
-        entries = dict(maps[record.predecessors[0]]) if record.predecessors else {}
-        for change in map(decode_change, entry["changes"]):
-            (case, payload), = change.items()
-            if case in ("insert", "update"):
-                entries[payload["id"]] = record.identifier
-                data[(payload["id"], record.identifier)] = payload["data"]
-            elif case == "preserve":
-                entries[payload["valueId"]] = payload["storedVersionId"]
-            else:
-                entries.pop(payload, None)
+        entries = apply_changes(maps[record.predecessors[0]] if record.predecessors else {}, map(decode_change, entry["changes"]),
+                                record.identifier, data)
         maps[record.identifier] = entries
         root, _ = canonical_root(entries.items())
         assert root == (record.root[0] if record.root else None), f"root of {record.identifier}"
         if len(record.predecessors) == 2:
             first, second = (maps[p] for p in record.predecessors)
-            own = {v: data[(v, record.identifier)] for v, s in entries.items() if s == record.identifier}
-            merged = {v: (NEW if s == record.identifier else s) for v, s in entries.items()}
-            derived = merge_identifier(record.predecessors, outcomes(first, second, merged, own), record.metadata)
+            derived = identifier_from_maps(record.identifier, record.predecessors, first, second, entries,
+                                           lambda value_id: data[(value_id, record.identifier)], record.metadata)
             assert derived == record.identifier, f"merge id of {record.identifier}: {derived}"
             counts["mergeIds"] += 1
         records[record.identifier] = record
