@@ -2,6 +2,7 @@
 virtual ancestors, merge identity), enough to replay the merges of a history from the
 decisions its arbiter took."""
 from .binary import utf8
+from .core_types import decode_change
 from .merge_identity import identifier_from_maps
 
 
@@ -140,7 +141,7 @@ class MergeReplay:
         found = forks(self.ancestor(bases), self.maps[first], self.maps[second])
         if found != call["forks"]:
             raise AssertionError(f"forks of {first} and {second}: {call['forks']} recorded, {found} computed")
-        return resolve(self.maps[first], self.maps[second], found, call["resolution"])
+        return resolve(self.maps[first], self.maps[second], found, [decode_change(c) for c in call["resolution"]])
 
     def ancestor(self, bases):
         if not bases:

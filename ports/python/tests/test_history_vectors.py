@@ -23,7 +23,7 @@ PATH = pathlib.Path(os.environ.get("LLVS_HISTORY_VECTORS") or
 def replay(history):
     """Counts of what was checked in one history; raises AssertionError on a mismatch."""
     graph, maps, data, records = Graph(), {}, {}, {}
-    counts = {"versions": 0, "mergeIds": 0, "merges": 0, "virtualSteps": 0}
+    counts = {"versions": 0, "mergeIds": 0, "merges": 0, "virtualSteps": 0, "mergesWritingData": 0, "mergesWithMetadata": 0}
     for entry in history["versions"]:
         record = decode_record(bytes.fromhex(entry["record"]))
         assert record.identifier == entry["id"], entry["id"]
@@ -49,6 +49,10 @@ def replay(history):
         result = merge["result"]
         expected = {v: (NEW if s == result else s) for v, s in maps[result].items()}
         assert merged == expected, f"the merge of {final['first']} and {final['second']} does not give {result}'s values"
+        for value_id, written in new.items():
+            assert written == data[(value_id, result)], f"the data {result} stores for {value_id!r}"
+        counts["mergesWritingData"] += bool(new)
+        counts["mergesWithMetadata"] += bool(records[result].metadata)
         assert not merge_replay.unused(), f"arbiter calls left over in the merge giving {result}"
         counts["merges"] += 1
         counts["virtualSteps"] += len(merge["calls"]) - 1
@@ -64,7 +68,8 @@ class HistoryVectorTests(unittest.TestCase):
             with self.subTest(seed=history["seed"]):
                 for key, value in replay(history).items():
                     totals[key] = totals.get(key, 0) + value
-        self.assertGreater(totals.get("virtualSteps", 0), 0)
+        for shape in ("virtualSteps", "mergesWritingData", "mergesWithMetadata"):
+            self.assertGreater(totals.get(shape, 0), 0, shape)
         print(f"\n{len(histories)} histories: {totals}")
 
 

@@ -1,11 +1,13 @@
 import Foundation
 import LLVSCore
+import LLVSStoreTesting
 import LLVSTesting
 import Testing
 @testable import LLVSStore
 
 /// `conformance/histories/histories.json`: 200 histories made from fixed seeds (unrelated
-/// roots, removals and re-inserts, ties of timestamps, merges with three arbiters, and
+/// roots, removals and re-inserts, ties of timestamps, merges with five arbiters — two of
+/// them writing new data, one a value no fork names —, merges with metadata, and
 /// criss-cross ladders whose merges need virtual ancestors, recursively), with what a port
 /// must reproduce: each version's record bytes and map root, the changes it made, and for
 /// every merge the store ran (virtual ones included) its bases, common ancestor and forks,
@@ -68,11 +70,18 @@ import Testing
             try store.addVersion(Version(id: id, predecessors: base.map { .init(idOfFirst: $0) }, timestamp: timestamp), storing: changes)
             return id
         }
-        func merge(_ first: Version.ID, _ second: Version.ID, favoring choice: Int) throws -> Version.ID {
-            recorder.arbiter = choice == 0 ? AnyArbiter(MostRecentChangeFavoringArbiter())
-                : AnyArbiter(BranchFavoringArbiter(favoring: choice == 1 ? .first : .second))
+        // Arbiters: 0 the most recent change, 1 and 2 a branch, 3 new data for every
+        // conflict, 4 the most recent change plus a note no fork names.
+        func merge(_ first: Version.ID, _ second: Version.ID, favoring choice: Int,
+                   metadata: Version.Metadata = [:]) throws -> Version.ID {
+            switch choice {
+            case 0: recorder.arbiter = AnyArbiter(MostRecentChangeFavoringArbiter())
+            case 1, 2: recorder.arbiter = AnyArbiter(BranchFavoringArbiter(favoring: choice == 1 ? .first : .second))
+            case 3: recorder.arbiter = AnyArbiter(ConcatenatingArbiter())
+            default: recorder.arbiter = AnyArbiter(NoteWritingArbiter())
+            }
             let calls = recorder.calls.count
-            let result = try store.merge(version: first, with: second, resolvingWith: recorder).id
+            let result = try store.merge(version: first, with: second, resolvingWith: recorder, metadata: metadata).id
             recorder.finish(callsFrom: calls, result: result)
             return result
         }
@@ -87,7 +96,10 @@ import Testing
                 let first = versions.randomElement(using: &generator) ?? versions[0]
                 let second = versions.randomElement(using: &generator) ?? versions[0]
                 guard first != second else { continue }
-                versions.append(try merge(first, second, favoring: Int.random(in: 0...2, using: &generator)))
+                // A merge's metadata is part of its identifier (SPEC section 9).
+                let metadata: Version.Metadata = Int.random(in: 0..<3, using: &generator) == 0
+                    ? ["merged-by": .init(data: Data("seed \(seed)".utf8)), "é": .init(data: Data([0, 0xFF])), "Z": .init(data: Data())] : [:]
+                versions.append(try merge(first, second, favoring: Int.random(in: 0...4, using: &generator), metadata: metadata))
             default:
                 if Bool.random(using: &generator) {
                     // A criss-cross ladder: two sides edit, two merges of them settle it each
@@ -102,7 +114,7 @@ import Testing
                         b = try edit(right, generator: &generator)
                         versions += [left, right, a, b]
                     }
-                    versions.append(try merge(a, b, favoring: Int.random(in: 0...2, using: &generator)))
+                    versions.append(try merge(a, b, favoring: Int.random(in: 0...4, using: &generator)))
                 } else {
                     // A braid of three strands: each pair merged two ways, so the last merge
                     // has three bases, merged pairwise into virtual versions.
@@ -111,7 +123,7 @@ import Testing
                     let z = try edit(base, generator: &generator)
                     let p = try merge(try merge(x, y, favoring: 1), z, favoring: 1)
                     let q = try merge(try merge(y, z, favoring: 2), x, favoring: 2)
-                    versions += [x, y, z, p, q, try merge(p, q, favoring: Int.random(in: 0...2, using: &generator))]
+                    versions += [x, y, z, p, q, try merge(p, q, favoring: Int.random(in: 0...4, using: &generator))]
                 }
             }
         }
@@ -128,6 +140,22 @@ import Testing
 
     static func json(_ string: String) throws -> String {
         String(decoding: try CanonicalJSON.encode(string), as: UTF8.self)
+    }
+}
+
+/// Resolves like ``MostRecentChangeFavoringArbiter`` and also writes `merge-note`, a value
+/// no fork names, with new data naming the two versions (SPEC section 9: an arbiter may
+/// return changes beyond the conflicts).
+struct NoteWritingArbiter: MergeArbiter {
+    typealias Context = AnyMergeContext
+
+    func changes(toResolve merge: Merge, in store: AnyMergeContext) throws -> [Value.Change] {
+        let note: Value.ID = "merge-note"
+        let (first, second) = merge.versions
+        var changes = try MostRecentChangeFavoringArbiter().changes(toResolve: merge, in: store).filter { $0.valueId != note }
+        let value = Value(id: note, data: Data("\(first.id.rawValue) + \(second.id.rawValue)".utf8))
+        changes.append(try store.value(note, at: first.id) == nil ? .insert(value) : .update(value))
+        return changes
     }
 }
 
