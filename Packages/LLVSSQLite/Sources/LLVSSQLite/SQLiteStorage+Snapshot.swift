@@ -48,12 +48,16 @@ extension SQLiteStorage: SnapshotCapable {
         return SnapshotArchiveSummary(versionRecordCount: versionCount, entryCount: 1, byteCount: Int64(16 + bytes.count + 32))
     }
 
-    /// Checks the archive completely, then copies its items and records into the store.
+    /// Checks the archive completely (its framing, SQLite's integrity check, the schema,
+    /// every row's checksum, and the records with `checkRecords`), then copies its items and
+    /// records into the store.
     ///
     /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the archive for a bad magic, a
     ///   truncation, a checksum mismatch, a database that fails SQLite's integrity check or
-    ///   has an unknown schema; ``ZoneError/io(operation:path:reason:)``.
-    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?) throws -> SnapshotArchiveSummary {
+    ///   has an unknown schema, a row failing its checksum; what `checkRecords` throws;
+    ///   ``ZoneError/io(operation:path:reason:)``.
+    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?,
+                                checkingRecords checkRecords: ([Data]) throws -> Void) throws -> SnapshotArchiveSummary {
         var archive = Data()
         while let piece = try source() { archive.append(piece) }
         let location = "SQLite snapshot archive"
@@ -79,7 +83,8 @@ extension SQLiteStorage: SnapshotCapable {
         } catch {
             throw ZoneError.io(operation: "write", path: staged.path, reason: "\(error)")
         }
-        let versionCount = try Self.checkStagedDatabase(at: staged, location: location)
+        let records = try Self.checkStagedDatabase(at: staged, location: location)
+        try checkRecords(records)
         try database.writeWithoutTransaction("restore a snapshot into") { db in
             try db.execute(sql: "ATTACH DATABASE ? AS snapshot", arguments: [staged.path])
             defer { try? db.execute(sql: "DETACH DATABASE snapshot") }
@@ -89,12 +94,13 @@ extension SQLiteStorage: SnapshotCapable {
                 return .commit
             }
         }
-        return SnapshotArchiveSummary(versionRecordCount: versionCount, entryCount: 1, byteCount: Int64(archive.count))
+        return SnapshotArchiveSummary(versionRecordCount: records.count, entryCount: 1, byteCount: Int64(archive.count))
     }
 
     /// Checks a staged database and brings an archive of an older schema up to date (the
-    /// staged file is a private copy); returns its number of version records.
-    private static func checkStagedDatabase(at url: URL, location: String) throws -> Int {
+    /// staged file is a private copy); then checks every row's checksum (section 14), so no
+    /// damaged row joins the store, and returns its version records in sequence order.
+    private static func checkStagedDatabase(at url: URL, location: String) throws -> [Data] {
         do {
             let queue = try DatabaseQueue(path: url.path)
             let migrator = SQLiteDatabase.migrator
@@ -109,7 +115,29 @@ extension SQLiteStorage: SnapshotCapable {
                 }
             }
             try migrator.migrate(queue)
-            return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM version_record") ?? 0 }
+            return try queue.read { db in
+                let items = try Row.fetchCursor(db, sql: "SELECT zone, version, key, data, checksum FROM zone_item")
+                while let row = try items.next() {
+                    guard let zone = row.integer(at: 0).flatMap({ Int(exactly: $0) }), let version = row.bytes(at: 1),
+                          let key = row.bytes(at: 2), let data = row.bytes(at: 3), let checksum = row.bytes(at: 4) else {
+                        throw ZoneError.corrupt(path: location, reason: "an item row has a missing or mistyped column")
+                    }
+                    guard SQLiteRowChecksum.item(zone: zone, version: version, key: key, data: data) == checksum else {
+                        let address = "\(String(decoding: key, as: UTF8.self))@\(String(decoding: version, as: UTF8.self)) (zone \(zone))"
+                        throw ZoneError.corrupt(path: location, reason: "the item \(address) fails its checksum")
+                    }
+                }
+                var records: [Data] = []
+                let rows = try Row.fetchCursor(db, sql: "SELECT sequence, record, checksum FROM version_record ORDER BY sequence")
+                while let row = try rows.next() {
+                    let sequence = row.integer(at: 0).map(String.init) ?? "?"
+                    guard let record = row.bytes(at: 1), let checksum = row.bytes(at: 2), SQLiteRowChecksum.record(record) == checksum else {
+                        throw ZoneError.corrupt(path: location, reason: "version record \(sequence) fails its checksum")
+                    }
+                    records.append(record)
+                }
+                return records
+            }
         } catch let error as ZoneError {
             throw error
         } catch {

@@ -83,11 +83,12 @@ extension FileStorage: SnapshotCapable {
     ///
     /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the archive entry that is
     ///   malformed, truncated, fails its checksum or has a path outside the store layout;
-    ///   ``ZoneError/io(operation:path:reason:)``. The store is untouched when either is
-    ///   thrown before the first segment is moved into place, which covers every archive
-    ///   defect.
+    ///   what `checkRecords` throws; ``ZoneError/io(operation:path:reason:)``. The store is
+    ///   untouched when either is thrown before the first segment is moved into place,
+    ///   which covers every archive defect.
     /// - Complexity: One pass over the archive; three `fdatasync`s and three directory syncs.
-    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?) throws -> SnapshotArchiveSummary {
+    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?,
+                                checkingRecords checkRecords: ([Data]) throws -> Void) throws -> SnapshotArchiveSummary {
         let root = rootDirectoryURL.standardizedFileURL
         let zones = try makeZones(rootDirectoryURL: root) // creates the directory and checks its marker
         let staging = root.appendingPathComponent(".snapshot-restore-\(POSIXFile.uniqueName())", isDirectory: true)
@@ -98,6 +99,7 @@ extension FileStorage: SnapshotCapable {
         let archive = try withoutActuallyEscaping(source) { source in
             try Self.readArchive(from: PieceReader(source: source), stagingIn: staging, existing: existing)
         }
+        try checkRecords(archive.records)
         for (zone, segment) in archive.segments.sorted(by: { $0.key < $1.key }) {
             try segment.finish()
             let directory = root.appendingPathComponent(zone, isDirectory: true)

@@ -24,10 +24,26 @@ public protocol SnapshotCapable: Storage {
     /// the store untouched. The versions then become visible together (reload the store's
     /// history to see them).
     ///
+    /// `checkRecords` gets every version record of the archive once the archive itself is
+    /// checked and before anything is written; what it throws ends the restore with the
+    /// store untouched (a store checks that each record decodes and fits its history, so a
+    /// hostile archive cannot leave a log the store can no longer open).
+    ///
     /// - Returns: What the archive held.
-    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the bad entry, or
-    ///   ``ZoneError/io(operation:path:reason:)``.
-    func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?) throws -> SnapshotArchiveSummary
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the bad entry,
+    ///   ``ZoneError/io(operation:path:reason:)``, or what `checkRecords` throws.
+    func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?,
+                         checkingRecords checkRecords: ([Data]) throws -> Void) throws -> SnapshotArchiveSummary
+}
+
+extension SnapshotCapable {
+    /// Restores an archive with no check of its version records beyond the storage's own
+    /// (``restoreSnapshot(intoStoreAt:from:checkingRecords:)``); a `Store` always passes its check.
+    ///
+    /// - Throws: See ``restoreSnapshot(intoStoreAt:from:checkingRecords:)``.
+    public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?) throws -> SnapshotArchiveSummary {
+        try restoreSnapshot(intoStoreAt: rootDirectoryURL, from: source, checkingRecords: { _ in })
+    }
 }
 
 /// What a snapshot archive holds.
