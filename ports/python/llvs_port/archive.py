@@ -1,10 +1,11 @@
 """SPEC.md section 10: the file store's snapshot archive, read with every check a restore
-makes before touching the store."""
+makes before touching the store (an empty one: its version records join no others)."""
 import re
 import struct
 
 from .binary import FormatError, sha256
 from .filestore import decode_pack, parse_log_segment
+from .records import check_joining
 
 MAGIC = b"LLVSSNP1"
 PACK_PATH = re.compile(r"(values|maps)/[0-9a-f]{2}/([^/\0]+\.pack)")
@@ -29,7 +30,7 @@ def decode_archive(data, what="snapshot archive"):
     """[(path, bytes)] of an archive; raises FormatError for anything a restore refuses."""
     if data[:8] != MAGIC:
         raise FormatError(f"{what}: not a snapshot archive", "unknownFormat")
-    entries, offset = [], 8
+    entries, records, offset = [], [], 8
 
     def take(count):
         nonlocal offset
@@ -47,6 +48,7 @@ def decode_archive(data, what="snapshot archive"):
                 raise FormatError(f"{what}: the end counts {count} entries, the archive holds {len(entries)}")
             if offset != len(data):
                 raise FormatError(f"{what}: {len(data) - offset} bytes after the end", "trailingBytes")
+            check_joining(records, what)
             return entries
         if path_length > 4096:
             raise FormatError(f"{what}: a path of {path_length} bytes")
@@ -62,7 +64,7 @@ def decode_archive(data, what="snapshot archive"):
         if path.endswith(".pack"):
             decode_pack(body, f"{what}: {path}")
         else:
-            parse_log_segment(body, f"{what}: {path}", complete=True)
+            records += parse_log_segment(body, f"{what}: {path}", complete=True)
         entries.append((path, body))
 
 

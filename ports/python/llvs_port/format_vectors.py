@@ -234,35 +234,46 @@ def segments():
                       "it reports damage.", valid, invalid)
 
 
-def archives():
-    from .archive import encode_archive
-
-    def log_record(payload):
-        return struct.pack("<I", len(payload)) + payload + sha256(payload)[:8]
-
-    def shard(version):
-        return sha256(version.encode("utf-8"))[:1].hex()
-
+def _two_versions():
+    """Two versions of a small store, for the archives: their records, their value items
+    and their map nodes ({version: {key: data}} each)."""
     leaf1, hash1 = encode_leaf([("a", "V1")])
     leaf2, hash2 = encode_leaf(sorted([("a", "V1"), ("b", "V2"), ("c", "V2")], key=leaf_order))
     r1 = encode_record(VersionRecord("V1", [], 785000000.0, 1, {}, (hash1, "V1", 1)))
     r2 = encode_record(VersionRecord("V2", ["V1"], 785000001.0, 3, {}, (hash2, "V2", 3)))
+    return [r1, r2], {"V1": {"a": b"1"}, "V2": {"b": b"22", "c": b""}}, {"V1": {hash1.hex(): leaf1}, "V2": {hash2.hex(): leaf2}}
+
+
+def _expected_values(values):
+    return [{"version": v, "key": k, "data": d.hex()} for v, items in values.items() for k, d in items.items()]
+
+
+def _log_record(payload):
+    return struct.pack("<I", len(payload)) + payload + sha256(payload)[:8]
+
+
+def archives():
+    from .archive import encode_archive
+
+    def shard(version):
+        return sha256(version.encode("utf-8"))[:1].hex()
+
+    (r1, r2), values, nodes = _two_versions()
+    log_record = _log_record
     log = b"LLVSLOG1" + log_record(r1) + log_record(r2) + bytes(40)
     files = [
-        (f"values/{shard('V1')}/V1.pack", encode_pack("V1", {"a": b"1"})),
+        (f"values/{shard('V1')}/V1.pack", encode_pack("V1", values["V1"])),
         (f"values/{shard('V2')}/V2.pack", encode_pack("V2", {"b": b"22"})),
         (f"values/{shard('V2')}/V2~1.pack", encode_pack("V2", {"c": b""})),
-        (f"maps/{shard('V1')}/V1.pack", encode_pack("V1", {hash1.hex(): leaf1})),
-        (f"maps/{shard('V2')}/V2.pack", encode_pack("V2", {hash2.hex(): leaf2})),
+        (f"maps/{shard('V1')}/V1.pack", encode_pack("V1", nodes["V1"])),
+        (f"maps/{shard('V2')}/V2.pack", encode_pack("V2", nodes["V2"])),
         ("versions/writer-1.log", log),
     ]
     full = encode_archive(files)
     valid = [
         {"name": "an empty store", "bytes": encode_archive([]).hex(), "paths": [], "records": [], "values": []},
         {"name": "two versions, one with two value packs", "bytes": full.hex(), "paths": [p for p, _ in files],
-         "records": [r1.hex(), r2.hex()],
-         "values": [{"version": "V1", "key": "a", "data": "31"}, {"version": "V2", "key": "b", "data": "3232"},
-                    {"version": "V2", "key": "c", "data": ""}]},
+         "records": [r1.hex(), r2.hex()], "values": _expected_values(values)},
     ]
     one = [files[0]]
 
@@ -287,10 +298,75 @@ def archives():
         {"name": "cut inside an entry", "bytes": good[:40].hex(), "errorClass": "truncated"},
         {"name": "a pack failing its own digest", "bytes": with_entry(bytes(damaged_pack), files[0][0]), "errorClass": "checksumMismatch"},
         {"name": "a log segment whose last record is cut", "bytes": with_entry(b"LLVSLOG1" + log_record(r1) + log_record(r2)[:-4]), "errorClass": "truncated"},
-    ]
+    ] + [{"name": name, "bytes": with_entry(b"LLVSLOG1" + b"".join(map(log_record, records))), "errorClass": error_class}
+         for name, records, error_class in _records_that_cannot_join(r1)]
     return _file("10", "A file store's snapshot archive: valid ones hold these paths and, restored, these version "
-                       "records and values (data in hex); a restore refuses the invalid ones and leaves the store as "
-                       "it was.", valid, invalid)
+                       "records and values (data in hex); a restore into an empty store refuses the invalid ones and "
+                       "leaves the store as it was.", valid, invalid)
+
+
+def _records_that_cannot_join(r1):
+    """Version records sound as bytes (their checksums right) that no store takes."""
+    other = encode_record(VersionRecord("V1", [], 785000000.5, 1, {}, None))
+    return [("a version record that does not decode", [r1, b"\x01\x02V"], "truncated"),
+            ("a version record of an unknown format", [b"\x02" + r1[1:]], "unknownFormat"),
+            ("a version naming a predecessor the archive lacks",
+             [r1, encode_record(VersionRecord("V3", ["V9"], 785000002.0, 0, {}, None))], "invalidContent"),
+            ("two records for one version", [r1, other], "invalidContent")]
+
+
+def sqlite_archives():
+    from .sqlitearchive import encode_sqlite_archive, make_database
+    import sqlite3
+
+    (r1, r2), values, nodes = _two_versions()
+    items = [(0, v, k, d) for v, kv in values.items() for k, d in kv.items()] + \
+            [(1, v, k, d) for v, kv in nodes.items() for k, d in kv.items()]
+
+    def framed(schema="v3", rows=items, records=(r1, r2), **options):
+        return encode_sqlite_archive(make_database(schema, rows, list(records), **options))
+
+    expected = {"records": [r1.hex(), r2.hex()], "values": _expected_values(values)}
+    valid = [dict(name="an empty store", bytes=framed(rows=[], records=[]).hex(), records=[], values=[]),
+             dict(expected, name="two versions (schema v3)", bytes=framed().hex()),
+             dict(expected, name="two versions in schema v2, migrated by the restore", bytes=framed("v2").hex()),
+             dict(expected, name="two versions in schema v1 (text, no checksums), migrated by the restore",
+                  bytes=framed("v1").hex())]
+    good = framed()
+    database = good[16:-32]
+    damaged = bytearray(database)
+    for offset in range(1024, len(damaged), 97):
+        damaged[offset] ^= 0xFF
+
+    def around(body):
+        return encode_sqlite_archive(bytes(body)).hex()
+
+    def tampered(sql):
+        return framed(damage=lambda db: db.execute(sql)).hex()
+
+    invalid = [
+        {"name": "not an archive", "bytes": (b"LLVSSQL2" + good[8:]).hex(), "errorClass": "unknownFormat"},
+        {"name": "shorter than its framing", "bytes": good[:40].hex(), "errorClass": "truncated"},
+        {"name": "cut inside the database", "bytes": (good[:16] + database[:-100] + good[-32:]).hex(), "errorClass": "truncated"},
+        {"name": "a byte after the checksum", "bytes": (good + b"\x00").hex(), "errorClass": "trailingBytes"},
+        {"name": "database bytes failing their SHA-256", "bytes": (good[:100] + bytes([good[100] ^ 1]) + good[101:]).hex(),
+         "errorClass": "checksumMismatch"},
+        {"name": "bytes that are no database, framed right", "bytes": around(b"not a database " * 300), "errorClass": "invalidContent"},
+        {"name": "a database failing SQLite's integrity check, framed right", "bytes": around(damaged), "errorClass": "invalidContent"},
+        {"name": "a migration this reader does not know", "bytes": framed(migrations=["v1", "v2", "v3", "v4"]).hex(),
+         "errorClass": "unknownFormat"},
+        {"name": "no migrations listed", "bytes": framed(migrations=[]).hex(), "errorClass": "unknownFormat"},
+        {"name": "an item failing its checksum", "bytes": tampered("UPDATE zone_item SET data = x'3939' WHERE zone = 0 AND key = x'62'"),
+         "errorClass": "checksumMismatch"},
+        {"name": "a version record failing its checksum", "bytes": tampered("UPDATE version_record SET checksum = x'0000000000000000' WHERE sequence = 2"),
+         "errorClass": "checksumMismatch"},
+    ] + [{"name": name, "bytes": framed(records=records).hex(), "errorClass": error_class}
+         for name, records, error_class in _records_that_cannot_join(r1)]
+    return dict(_file("14", "An SQLite store's snapshot archive (format llvs-sqlite-archive-1): valid ones, restored into "
+                            "an empty SQLite store, give these version records (in sequence order) and values (data in "
+                            "hex); a restore refuses the invalid ones and leaves the store as it was. The database bytes "
+                            "are what VACUUM INTO made with the SQLite named in madeWithSQLite.", valid, invalid),
+                madeWithSQLite=sqlite3.sqlite_version)
 
 
 def registers():
@@ -335,7 +411,8 @@ def registers():
 
 FILES = {"primitives.json": primitives, "map-nodes.json": map_nodes, "version-records.json": version_records,
          "packs.json": packs, "sqlite-checksums.json": sqlite_checksums,
-         "registers.json": registers, "segments.json": segments, "archives.json": archives}
+         "registers.json": registers, "segments.json": segments, "archives.json": archives,
+         "sqlite-archives.json": sqlite_archives}
 
 
 def render(make):

@@ -1,7 +1,7 @@
 """SPEC.md section 8: version records."""
 import math
 
-from .binary import Reader, blob, string, utf8, varint
+from .binary import FormatError, Reader, blob, string, utf8, varint
 import struct
 
 
@@ -61,6 +61,26 @@ def first_of_each(records):
             seen.add(record.identifier)
             result.append(record)
     return result
+
+
+def check_joining(payloads, what, held=None):
+    """The version records of a snapshot archive as a restore takes them into a store that
+    holds ``held`` ({identifier: record bytes}; empty by default): each decodes, one
+    identifier has one record (in the archive and in the store), and every predecessor is in
+    the store or the archive (SPEC.md sections 10 and 14). Returns them decoded."""
+    held = dict(held or {})
+    decoded = []
+    for index, payload in enumerate(payloads):
+        record = decode_record(payload, f"{what}: version record {index + 1}")
+        if held.get(record.identifier, payload) != payload:
+            raise FormatError(f"{what}: two records for version {record.identifier!r}")
+        held[record.identifier] = payload
+        decoded.append(record)
+    for record in decoded:
+        for predecessor in record.predecessors:
+            if predecessor not in held:
+                raise FormatError(f"{what}: version {record.identifier!r} names {predecessor!r}, which neither the store nor the archive holds")
+    return decoded
 
 
 def encode_record(record):

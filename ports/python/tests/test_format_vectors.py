@@ -3,6 +3,7 @@ decodes every valid one to its fields and bytes and refuses every invalid one wi
 error class."""
 import json
 import pathlib
+import sqlite3
 import struct
 import unittest
 
@@ -13,6 +14,7 @@ from llvs_port.mapindex import Leaf, decode_node
 from llvs_port.records import decode_record
 from llvs_port import register
 from llvs_port.archive import decode_archive
+from llvs_port.sqlitearchive import decode_sqlite_archive
 from llvs_port.sqlitestore import item_checksum
 from llvs_port.binary import sha256
 
@@ -32,6 +34,11 @@ class FormatVectorTests(unittest.TestCase):
 
     def test_committed_files_are_current(self):
         for name, make in FILES.items():
+            committed = load(name)
+            if committed.get("madeWithSQLite", sqlite3.sqlite_version) != sqlite3.sqlite_version:
+                # VACUUM INTO's bytes differ between SQLite releases (the header names the
+                # release); the vectors still decode as they say (test_sqlite_archives).
+                continue
             with self.subTest(name):
                 self.assertEqual((DIRECTORY / name).read_text(encoding="utf-8"), render(make),
                                  f"regenerate with: python3 -m llvs_port vectors {DIRECTORY}")
@@ -118,6 +125,16 @@ class FormatVectorTests(unittest.TestCase):
             self.assertEqual(found, case["values"], case["name"])
         for case in vectors["invalid"]:
             self.assertRefused(case, decode_archive)
+
+    def test_sqlite_archives(self):
+        vectors = load("sqlite-archives.json")
+        for case in vectors["valid"]:
+            records, items = decode_sqlite_archive(bytes.fromhex(case["bytes"]))
+            self.assertEqual([r.hex() for r in records], case["records"], case["name"])
+            found = [{"version": v, "key": k, "data": d.hex()} for zone, v, k, d in items if zone == 0]
+            self.assertEqual(sorted(found, key=str), sorted(case["values"], key=str), case["name"])
+        for case in vectors["invalid"]:
+            self.assertRefused(case, decode_sqlite_archive)
 
     def test_registers(self):
         vectors = load("registers.json")
