@@ -209,7 +209,7 @@ public final class PostgresSyncStorage: SyncStorage {
         try await guarded {
             try await client.withConnection { connection in
                 guard let row = try await storeRow(connection, store) else { return SyncListing.emptyStorePage(after: cursor) }
-                let start = SyncListing.startSequence(cursor, identity: row.identity)
+                let start = SyncListing.startSequence(cursor, identity: row.identity, lastSequence: row.last)
                 let rows = try await connection.query("""
                     SELECT sequence, id FROM llvs_versions WHERE store = \(store.rawValue) AND sequence > \(start)
                     ORDER BY sequence LIMIT \(limit + 1)

@@ -39,7 +39,9 @@ final class BodyBudget: Sendable {
 /// Measures every request (latency by route, bytes in and out, refusals by status) and
 /// admits a request with a body only when the ``BodyBudget`` holds it, answering 503
 /// `overloaded` with `Retry-After` otherwise. The reservation lasts until the answer is
-/// made, since the handlers keep the body (and what it decodes to) until then.
+/// made, since the handlers keep the body (and what it decodes to) until then. Errors the
+/// HTTP framework answers itself (a path or method the API does not have) get the API's
+/// error body too, as SPEC.md section 15 asks of every error answer.
 struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     let budget: BodyBudget
     let metrics: SyncMetrics
@@ -54,9 +56,25 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             if let length = response.body.contentLength { metrics.responseBytes.increment(by: length) }
             return response
         } catch {
-            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            let answer = Self.withErrorBody(error)
+            let status = (answer as? any HTTPResponseError)?.status.code ?? 500
             record(request, context: context, status: status, started: started)
-            throw error
+            throw answer
+        }
+    }
+
+    /// The framework's own error answers, which have no body, as the API's errors.
+    static func withErrorBody(_ error: any Error) -> any Error {
+        guard let error = error as? HTTPError else { return error }
+        switch error.status {
+        case .notFound, .methodNotAllowed:
+            return SyncHTTPError(.notFound, "The sync API has no such path, or not for this method.")
+        case .contentTooLarge:
+            return SyncHTTPError(.bodyTooLarge, "The request body is larger than this server takes.")
+        case .badRequest:
+            return SyncHTTPError(.malformedRequest, "The request is malformed.")
+        default:
+            return error
         }
     }
 

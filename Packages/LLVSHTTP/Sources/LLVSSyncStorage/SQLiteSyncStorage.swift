@@ -183,7 +183,7 @@ public final class SQLiteSyncStorage: SyncStorage {
     public func listVersions(in store: SyncStoreName, after cursor: SyncCursor?, limit: Int) async throws -> SyncListingPage {
         try await read { db in
             guard let row = try Self.storeRow(db, store) else { return SyncListing.emptyStorePage(after: cursor) }
-            let start = SyncListing.startSequence(cursor, identity: row.identity)
+            let start = SyncListing.startSequence(cursor, identity: row.identity, lastSequence: row.last)
             let rows = try Row.fetchAll(db, sql: """
                 SELECT sequence, id FROM llvs_versions WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?
                 """, arguments: [store.rawValue, start, limit + 1])

@@ -16,7 +16,7 @@ public enum SyncListing {
 
     /// The sequence to list after: the cursor's, when it belongs to this incarnation of the
     /// store and does not point past its end; otherwise 0 (a complete listing).
-    public static func startSequence(_ cursor: SyncCursor?, identity: String, lastSequence: Int64 = .max) -> Int64 {
+    public static func startSequence(_ cursor: SyncCursor?, identity: String, lastSequence: Int64) -> Int64 {
         guard let cursor, cursor.storeIdentity == identity, cursor.sequence <= lastSequence else { return 0 }
         return cursor.sequence
     }

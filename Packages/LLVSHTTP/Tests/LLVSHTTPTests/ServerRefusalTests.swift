@@ -84,6 +84,16 @@ struct ServerRefusalTests {
         #expect(wildcard.permits("wildcard-token-0123456789", store: ".hidden"))
     }
 
+    @Test("A path or method the API does not have gets 404 with the API's error body")
+    func unknownPath() async throws {
+        let path = try await raw.request(.GET, url("notes", "no-such-path"), token: storeToken)
+        #expect(path.status == 404)
+        #expect(try errorCode(path.body) == "notFound")
+        let method = try await raw.request(.DELETE, url("notes", "versions"), token: storeToken)
+        #expect(method.status == 404)
+        #expect(try errorCode(method.body) == "notFound")
+    }
+
     @Test("Unknown predecessors are refused with 422 and nothing of the push is stored")
     func unknownPredecessors() async throws {
         let stored = try await pushOne()

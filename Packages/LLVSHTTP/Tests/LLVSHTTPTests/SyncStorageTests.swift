@@ -40,6 +40,11 @@ struct SyncStorageTests {
         #expect(none.versionIds.isEmpty && none.cursor == rest.cursor)
         let foreign = try await storage.listVersions(in: store, after: SyncCursor(storeIdentity: "elsewhere", sequence: 2), limit: 10)
         #expect(foreign.versionIds == ["a", "b", "c"] && foreign.isCompleteListing)
+        // A cursor of this store past its end (a store restored from an older copy of its
+        // database): a complete listing from the start, never an empty page that keeps it.
+        let pastTheEnd = SyncCursor(storeIdentity: rest.cursor.storeIdentity, sequence: 999)
+        let restarted = try await storage.listVersions(in: store, after: pastTheEnd, limit: 10)
+        #expect(restarted.versionIds == ["a", "b", "c"] && restarted.isCompleteListing && restarted.cursor == rest.cursor)
         #expect(try await storage.latestCursor(in: store) == rest.cursor)
 
         let records = try await storage.versionRecords(in: store, identifiedBy: ["c", "a", "missing"])
