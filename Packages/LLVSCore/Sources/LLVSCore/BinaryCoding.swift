@@ -85,7 +85,8 @@ public struct ByteReader: Sendable {
     public enum Error: Swift.Error, Hashable, CustomStringConvertible {
         /// `needed` bytes were required at `offset` but only `available` remain.
         case truncated(offset: Int, needed: Int, available: Int)
-        /// A varint at `offset` is longer than 10 bytes or overflows 64 bits.
+        /// A varint at `offset` is longer than 10 bytes, overflows 64 bits, or is not in
+        /// its shortest form (a last byte of 0 after others).
         case malformedVarint(offset: Int)
         /// A string at `offset` is not valid UTF-8.
         case invalidUTF8(offset: Int)
@@ -164,7 +165,7 @@ public struct ByteReader: Sendable {
         }
     }
 
-    /// Reads an unsigned LEB128 varint.
+    /// Reads an unsigned LEB128 varint in its shortest form (SPEC.md section 5).
     ///
     /// - Throws: ``Error/truncated(offset:needed:available:)`` or
     ///   ``Error/malformedVarint(offset:)``.
@@ -183,7 +184,12 @@ public struct ByteReader: Sendable {
                 let group = UInt64(byte & 0x7F)
                 guard shift < 64, shift < 63 || group <= 1 else { return .malformed(end: index) }
                 result |= group << shift
-                if byte & 0x80 == 0 { return .value(result, end: index) }
+                if byte & 0x80 == 0 {
+                    // Only the shortest form: a last group of 0 after others would give one
+                    // value two encodings (and records compared byte for byte two forms).
+                    guard byte != 0 || index == start + 1 else { return .malformed(end: index) }
+                    return .value(result, end: index)
+                }
                 shift += 7
             }
             return .truncated

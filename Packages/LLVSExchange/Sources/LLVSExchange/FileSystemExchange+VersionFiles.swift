@@ -29,8 +29,9 @@ extension FileSystemExchange {
         var ids: [Version.ID] = []
         ids.reserveCapacity(records.count)
         for record in records {
-            // Any UTF-8 is an identifier, the empty one included (SPEC.md section 1).
-            guard let string = String(data: record, encoding: .utf8) else {
+            // Any UTF-8 is an identifier, the empty one included (SPEC.md section 1), each
+            // byte kept: Foundation's `String(data:encoding:)` drops a leading U+FEFF.
+            guard let string = String(validating: record, as: UTF8.self) else {
                 throw ExchangeError.malformedData(location: log.directoryURL.path, reason: "a log record is not UTF-8, so not a version identifier")
             }
             ids.append(Version.ID(string))

@@ -108,7 +108,7 @@ extension SnapshotExchange {
             report.completedByteCount += Int64(data.count)
             progress?(report)
         }
-        guard Hex.encode(Array(whole.finalize())) == manifest.sha256.lowercased() else {
+        guard Hex.encode(Array(whole.finalize())) == manifest.sha256 else {
             throw ExchangeError.invalidSnapshotManifest(location: "snapshot \(manifest.snapshotId)", reason: "the chunks match their checksums but not the whole-archive SHA-256")
         }
         var next = 0

@@ -59,7 +59,13 @@ public struct SnapshotManifest: Codable, Hashable, Sendable {
     /// True when `data` is chunk `index` as this manifest describes it: its size and SHA-256.
     public func matches(_ data: Data, chunk index: Int) -> Bool {
         chunkChecksums.indices.contains(index) && data.count == size(ofChunk: index)
-            && Hex.encode(Array(SHA256.hash(data: data))) == chunkChecksums[index].lowercased()
+            && Hex.encode(Array(SHA256.hash(data: data))) == chunkChecksums[index]
+    }
+
+    /// True when `checksum` is 64 lower-case hex digits (SPEC.md section 5): the only form
+    /// a SHA-256 is written in, so comparing the text compares the digests.
+    public static func isChecksum(_ checksum: String) -> Bool {
+        checksum.utf8.count == 64 && checksum.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 
     /// Checks that the manifest is self-consistent: a path-safe identifier, one checksum of
@@ -73,17 +79,22 @@ public struct SnapshotManifest: Codable, Hashable, Sendable {
         guard chunkCount >= 1, chunkChecksums.count == chunkCount else {
             throw invalid("\(chunkChecksums.count) checksums for \(chunkCount) chunks")
         }
-        guard chunkSize >= 1, totalSize > Int64(chunkSize) * Int64(chunkCount - 1), totalSize <= Int64(chunkSize) * Int64(chunkCount) else {
+        // The sizes come from a peer: products that do not fit 64 bits are refused, not trapped on.
+        let (beforeLast, overflow) = Int64(chunkSize).multipliedReportingOverflow(by: Int64(chunkCount - 1))
+        guard chunkSize >= 1, !overflow, totalSize > beforeLast, totalSize - beforeLast <= Int64(chunkSize) else {
             throw invalid("total size \(totalSize) does not fit \(chunkCount) chunks of \(chunkSize) bytes")
         }
         guard versionCount >= 0 else { throw invalid("negative version count") }
-        for checksum in chunkChecksums + [sha256] where checksum.count != 64 || !checksum.allSatisfy(\.isHexDigit) {
-            throw invalid("checksum \(checksum.debugDescription) is not 64 hex digits")
+        for checksum in chunkChecksums + [sha256] where !Self.isChecksum(checksum) {
+            throw invalid("checksum \(checksum.debugDescription) is not 64 lower-case hex digits")
         }
     }
 
-    /// The size of chunk `index`.
+    /// The size of chunk `index` of a manifest that ``validate(location:)`` accepted (0 for
+    /// one whose sizes do not fit 64 bits).
     public func size(ofChunk index: Int) -> Int {
-        index == chunkCount - 1 ? Int(totalSize - Int64(chunkSize) * Int64(chunkCount - 1)) : chunkSize
+        guard chunkCount >= 1, index == chunkCount - 1 else { return chunkSize }
+        let (beforeLast, overflow) = Int64(chunkSize).multipliedReportingOverflow(by: Int64(chunkCount - 1))
+        return overflow ? 0 : Int(clamping: totalSize - beforeLast)
     }
 }

@@ -26,7 +26,7 @@ public enum SnapshotPublication {
             }
             whole.update(data: data)
         }
-        guard Hex.encode(Array(whole.finalize())) == manifest.sha256.lowercased() else {
+        guard Hex.encode(Array(whole.finalize())) == manifest.sha256 else {
             throw SyncStorageError.invalidSnapshot("the chunks of snapshot \(manifest.snapshotId) do not match the whole-archive SHA-256")
         }
     }
