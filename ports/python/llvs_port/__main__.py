@@ -9,6 +9,16 @@
       predecessors first; the token is $LLVS_TOKEN
   python3 -m llvs_port vectors DIR
       writes the format vectors (conformance/formats) this port makes
+  python3 -m llvs_port read-exchange DIR [--compare STORE_DIR] [--all-merges-derived]
+      reads a file-system exchange directory whole (SPEC.md sections 11 and 13: marker, log,
+      every version and its changes, the snapshot) and checks it; prints a JSON summary;
+      exit 1 on a problem (with --compare, a version or changes that are not the store's)
+  python3 -m llvs_port http-vectors DIR
+      writes the HTTP API vectors (conformance/http/api.json) this port makes
+  python3 -m llvs_port http-check STORE_BASE_URL [VECTORS]
+      plays conformance/http/api.json (or VECTORS) against a sync server
+      (http://HOST:PORT/v1/stores) in a fresh store of a random name, token $LLVS_TOKEN;
+      prints each case whose answer differs from SPEC.md section 15's; exit 1 on any
   python3 -m llvs_port pull STORE_URL --compare STORE_DIR
       pulls every version from the server, replays their changes, and checks that they
       are the store's versions: the same records, map roots and derived merge identifiers
@@ -19,6 +29,7 @@ import sys
 
 from .canonical_json import dumps
 from .format_vectors import FILES, render
+from . import http_vectors
 from .sync import Client, changes_made, predecessors_first, replay, version_json
 from .verify import examine, verify
 
@@ -72,6 +83,22 @@ def main(argv):
             with open(os.path.join(argv[1], name), "w", encoding="utf-8") as file:
                 file.write(render(make))
         return 0
+    if len(argv) == 2 and argv[0] == "http-vectors":
+        text = http_vectors.render()
+        with open(os.path.join(argv[1], "api.json"), "w", encoding="utf-8") as file:
+            file.write(text)
+        return 0
+    if len(argv) in (2, 3) and argv[0] == "http-check":
+        return http_vectors.check_command(*argv[1:])
+    if len(argv) >= 2 and argv[0] == "read-exchange":
+        from .exchange import examine_directory
+        compare = argv[argv.index("--compare") + 1] if "--compare" in argv[2:-1] else None
+        report = examine_directory(argv[1], compare)
+        if "--all-merges-derived" in argv and report["derivedMergeIds"] != report["merges"]:
+            report["problems"].append(f"{report['merges'] - report['derivedMergeIds']} merges have identifiers section 9 "
+                                      "does not derive")
+        print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        return 1 if report["problems"] else 0
     print(__doc__, file=sys.stderr)
     return 64
 

@@ -102,6 +102,8 @@ class Reader:
                 self.fail("varint over 64 bits", "malformedVarint")
             result |= group << shift
             if byte & 0x80 == 0:
+                if byte == 0 and shift > 0:
+                    self.fail("varint not in its shortest form (a last group of 0)", "malformedVarint")
                 return result
             shift += 7
 

@@ -29,6 +29,9 @@ def primitives():
         {"name": "varint of nothing", "kind": "varint", "bytes": "", "errorClass": "truncated"},
         {"name": "varint over 64 bits (tenth byte over 1)", "kind": "varint", "bytes": "ff" * 9 + "02", "errorClass": "malformedVarint"},
         {"name": "varint of eleven bytes", "kind": "varint", "bytes": "ff" * 10 + "01", "errorClass": "malformedVarint"},
+        {"name": "varint 0 in two bytes (not the shortest form)", "kind": "varint", "bytes": "8000", "errorClass": "malformedVarint"},
+        {"name": "varint 127 in two bytes", "kind": "varint", "bytes": "ff00", "errorClass": "malformedVarint"},
+        {"name": "varint 2^63 with a last group of 0 (eleven bytes)", "kind": "varint", "bytes": "80" * 9 + "8100", "errorClass": "malformedVarint"},
         {"name": "string longer than the bytes", "kind": "string", "bytes": "036162", "errorClass": "truncated"},
         {"name": "string of invalid UTF-8", "kind": "string", "bytes": "02c328", "errorClass": "invalidUTF8"},
         {"name": "string holding a UTF-16 surrogate", "kind": "string", "bytes": "03eda080", "errorClass": "invalidUTF8"},
@@ -409,11 +412,17 @@ def registers():
             "valid": valid, "invalid": invalid, "joins": joins, "writes": writes}
 
 
+from .exchange_vectors import exchange_batches, exchange_directories, exchange_files, snapshot_manifests  # noqa: E402
+
 FILES = {"primitives.json": primitives, "map-nodes.json": map_nodes, "version-records.json": version_records,
+         "exchange-batches.json": exchange_batches, "exchange-files.json": exchange_files,
+         "exchange-directories.json": exchange_directories, "snapshot-manifests.json": snapshot_manifests,
          "packs.json": packs, "sqlite-checksums.json": sqlite_checksums,
          "registers.json": registers, "segments.json": segments, "archives.json": archives,
          "sqlite-archives.json": sqlite_archives}
 
 
 def render(make):
-    return json.dumps(make(), ensure_ascii=False, indent=1) + "\n"
+    # U+FEFF is written escaped: Foundation's JSONSerialization drops it from the start of a
+    # string written as is (an escaped one it keeps).
+    return json.dumps(make(), ensure_ascii=False, indent=1).replace("\ufeff", "\\ufeff") + "\n"
