@@ -1,6 +1,7 @@
 import LLVSCore
 
-/// Checks on pushed versions that need no storage: identifier lengths, repeats within one
+/// Checks on pushed versions that need no storage: identifier lengths (versions,
+/// predecessors, values and the storing versions changes name), repeats within one
 /// push, and a value changed twice by one version (which every store refuses to add, so a
 /// server that kept it would fail every client's pull). Both the server and its storage
 /// backends use it. Identifiers are compared byte for byte (SPEC.md section 1).
@@ -17,6 +18,8 @@ public enum PushValidation {
             var changed = Set<Value.ID>()
             for change in message.valueChanges {
                 if let problem = identifierProblem(change.valueId.rawValue, what: "value identifier in \(version.id)") { return problem }
+                if let storing = storingVersion(named: change),
+                   let problem = identifierProblem(storing.rawValue, what: "storing version named in \(version.id)") { return problem }
                 guard changed.insert(change.valueId).inserted else {
                     return (.invalidContent, "version \(version.id.rawValue.debugDescription) changes value \(change.valueId.rawValue.debugDescription) more than once")
                 }
@@ -26,6 +29,16 @@ public enum PushValidation {
             }
         }
         return nil
+    }
+
+    /// The version a change names as storing its data, if it names one: a version
+    /// identifier like any other, held to the same limits.
+    static func storingVersion(named change: Value.Change) -> Version.ID? {
+        switch change {
+        case .insert(let value), .update(let value): return value.storedVersionId
+        case .preserve(let reference): return reference.storedVersionId
+        case .remove, .preserveRemoval: return nil
+        }
     }
 
     /// A problem when `identifier` is empty or longer than the limit.

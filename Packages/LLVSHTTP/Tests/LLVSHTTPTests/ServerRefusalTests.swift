@@ -125,6 +125,16 @@ struct ServerRefusalTests {
         let bigValueId = try CanonicalJSON.encode(PushRequest(versions: [VersionChangesMessage(
             version: Version(id: Version.ID(), predecessors: nil, timestamp: 1), valueChanges: [.insert(value)])]))
         #expect(try await raw.request(.POST, url("notes", "push"), token: storeToken, body: bigValueId).status == 422)
+        // The storing version a change names is a version identifier too: empty or oversized,
+        // no client could add the version, so the server keeps none.
+        for storing in [Version.ID(""), long] {
+            let reference = Value.Reference(valueId: "k", storedVersionId: storing)
+            let preserve = try CanonicalJSON.encode(PushRequest(versions: [VersionChangesMessage(
+                version: Version(id: Version.ID(), predecessors: nil, timestamp: 1), valueChanges: [.preserve(reference)])]))
+            let answer = try await raw.request(.POST, url("notes", "push"), token: storeToken, body: preserve)
+            #expect(answer.status == 422)
+            #expect(try errorCode(answer.body) == "limitExceeded")
+        }
     }
 
     @Test("A body over the limit is refused with 413")
