@@ -75,6 +75,10 @@ def map_nodes():
         {"name": "interior cut inside a child hash", "bytes": one_child[:20].hex(), "errorClass": "truncated"},
         {"name": "interior with a byte after its locations", "bytes": (one_child + b"\0").hex(), "errorClass": "trailingBytes"},
         {"name": "leaf identifier of invalid UTF-8", "bytes": "4c0101ff0156", "errorClass": "invalidUTF8"},
+        {"name": "interior whose child counts add up past 2^63 - 1",
+         "bytes": encode_interior(0b11, [(sha256(b"a"), 2**62, "V"), (sha256(b"b"), 2**62, "V")])[0].hex(), "errorClass": "invalidContent"},
+        {"name": "interior with a child count of 2^63",
+         "bytes": encode_interior(0b1, [(sha256(b"a"), 2**63, "V")])[0].hex(), "errorClass": "invalidContent"},
     ]
     return _file("6", "leaf: its entries [valueId, storedVersionId] in leaf order; interior: its bitmap and children; "
                       "bytes are the stored node, hash the SHA-256 of its hashed part (section 6).", valid, invalid)

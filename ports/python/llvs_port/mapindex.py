@@ -77,6 +77,8 @@ def decode_node(data, what="map node"):
         if present == 0:
             reader.fail("interior node without children")
         hashes = [(reader.digest(), reader.varint()) for _ in range(present)]
+        if sum(count for _, count in hashes) > 2**63 - 1:
+            reader.fail("child counts adding up past 2^63 - 1")
         hashed_end = reader.offset
         children = [(h, count, reader.string()) for h, count in hashes]
         if not reader.at_end:

@@ -141,9 +141,15 @@ enum MapNode: Sendable {
                 let bitmap = UInt16(try reader.readByte()) << 8 | UInt16(try reader.readByte())
                 guard bitmap.nonzeroBitCount >= 1 else { throw MapError.malformedNode(reason: "interior node without children") }
                 var children: [NodeReference] = []
+                var total = 0
                 for _ in 0..<bitmap.nonzeroBitCount {
                     let hash = try Digest(reading: &reader)
                     let count = try reader.readCount(limit: Int.max)
+                    // Counts come from disk or an archive: their sum must be a count too, so
+                    // that ``count`` and every total built on it cannot overflow.
+                    let (sum, overflow) = total.addingReportingOverflow(count)
+                    guard !overflow else { throw MapError.malformedNode(reason: "the child counts add up to more than \(Int.max)") }
+                    total = sum
                     children.append(NodeReference(hash: hash, location: "", count: count))
                 }
                 let hash = Digest(hashing: bytes.prefix(reader.offset))
