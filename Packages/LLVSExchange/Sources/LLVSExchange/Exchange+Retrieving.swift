@@ -33,7 +33,7 @@ extension Exchange {
         let plan = try AdditionPlan(versions: versions, store: store)
 
         var report = ExchangeProgress(direction: .retrieve, completedVersionCount: 0, totalVersionCount: plan.ordered.count,
-                                      completedByteCount: 0, totalByteCount: plan.ordered.reduce(0) { $0 + Self.estimatedBytes($1) })
+                                      completedByteCount: 0, totalByteCount: Self.estimatedBytes(plan.ordered))
         progress?(report)
         var added: [Version.ID] = []
         for batch in Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
@@ -48,7 +48,7 @@ extension Exchange {
             for (version, wasAdded) in zip(batch, try store.addVersions(additions)) {
                 if wasAdded { added.append(version.id) }
                 report.completedVersionCount += 1
-                report.completedByteCount += Self.estimatedBytes(version)
+                report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(version))
             }
             progress?(report)
         }
@@ -83,6 +83,18 @@ extension Exchange {
         max(0, version.valueDataSize ?? 65_536)
     }
 
+    /// The declared bytes of `versions` together, at most `Int64.max`.
+    static func estimatedBytes(_ versions: some Sequence<Version>) -> Int64 {
+        versions.reduce(0) { saturatingSum($0, estimatedBytes($1)) }
+    }
+
+    /// `a + b`, or `Int64.max` past it. The sizes added come from the other side (any
+    /// 64-bit number a peer declares), and only batch and report; they never trap.
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
+    }
+
     /// Consecutive runs of `items`, each within `byteLimit` bytes unless a single item is
     /// larger.
     static func batches<T>(of items: [T], byteLimit: Int, bytes: (T) -> Int64) -> [[T]] {
@@ -91,13 +103,13 @@ extension Exchange {
         var currentBytes: Int64 = 0
         for item in items {
             let size = bytes(item)
-            if !current.isEmpty, currentBytes + size > Int64(byteLimit) {
+            if !current.isEmpty, saturatingSum(currentBytes, size) > Int64(byteLimit) {
                 result.append(current)
                 current = []
                 currentBytes = 0
             }
             current.append(item)
-            currentBytes += size
+            currentBytes = saturatingSum(currentBytes, size)
         }
         if !current.isEmpty { result.append(current) }
         return result

@@ -29,7 +29,7 @@ extension Exchange {
             return try history.versions(reachableFrom: included, excludingAncestorsOf: remoteHeads).compactMap(history.version(identifiedBy:))
         }
         var report = ExchangeProgress(direction: .send, completedVersionCount: 0, totalVersionCount: toSend.count,
-                                      completedByteCount: 0, totalByteCount: toSend.reduce(0) { $0 + Self.estimatedBytes($1) })
+                                      completedByteCount: 0, totalByteCount: Self.estimatedBytes(toSend))
         progress?(report)
         try rememberRemoteVersions(remoteHeads, restart: page.isCompleteListing)
         var sent: [Version.ID] = []
@@ -44,7 +44,7 @@ extension Exchange {
             try await send(versionChanges: versionChanges)
             sent += batch.map(\.id)
             report.completedVersionCount += batch.count
-            report.completedByteCount += batch.reduce(0) { $0 + Self.estimatedBytes($1) }
+            report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(batch))
             progress?(report)
             // Remember progress batch by batch, so an interrupted send resumes where it was.
             try rememberRemoteVersions(batch.map(\.id))

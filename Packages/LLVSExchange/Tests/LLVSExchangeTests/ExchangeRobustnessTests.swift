@@ -22,6 +22,29 @@ import Testing
     /// a reader never sees one version's record beside another's changes. Before, the
     /// second sender's files silently replaced the first's. The same bytes again are a
     /// no-op.
+    /// Declared value data sizes come from the other side and may be any 64-bit number:
+    /// summed for batches and progress, they saturate instead of trapping, and the
+    /// versions arrive (a store adds a version whatever size it declares).
+    @Test func declaredSizesNearInt64MaxAreBatchedWithoutOverflow() async throws {
+        let space = MemoryExchangeSpace()
+        let source = try Store(rootDirectoryURL: try TemporaryDirectory().url, storage: MemoryStorage())
+        var previous: Version.ID?
+        var sent: [VersionChanges] = []
+        for index in 0..<3 {
+            let version = Version(id: Version.ID("huge-\(index)"), predecessors: previous.map { .init(idOfFirst: $0) },
+                                  timestamp: Double(index), valueDataSize: .max - Int64(index))
+            sent.append((version: version, valueChanges: [.insert(Value(idString: "k\(index)", data: Data("v".utf8)))]))
+            previous = version.id
+        }
+        try await MemoryExchange(space: space, store: source).send(versionChanges: sent)
+        let target = try Store(rootDirectoryURL: try TemporaryDirectory().url, storage: MemoryStorage())
+        let last = Locked<ExchangeProgress?>(nil)
+        let added = try await MemoryExchange(space: space, store: target).retrieve { report in last.withLock { $0 = report } }
+        #expect(Set(added) == ["huge-0", "huge-1", "huge-2"])
+        let report = try #require(last.withLock { $0 })
+        #expect(report.totalByteCount == .max && report.completedByteCount == .max)
+    }
+
     @Test func aLoggedVersionIsNeverReplaced() async throws {
         let shared = try makeSharedDirectory(.versionFiles)
         let source = try Replica("source")
