@@ -403,6 +403,8 @@ def registers():
         {"name": "an author that is not a UUID", "json": '{"context":{"x":1},"entries":[{"actor":"x","author":"someone","counter":1,"kind":"tombstone","timestamp":1}]}'},
         {"name": "a negative context counter", "json": '{"context":{"x":-1},"entries":[]}'},
         {"name": "no entries list", "json": '{"context":{}}'},
+        {"name": "a context counter above 2^53", "json": '{"context":{"x":9007199254740993},"entries":[]}'},
+        {"name": "an entry counter above 2^53", "json": '{"context":{"x":9007199254740992},"entries":[{"actor":"x","author":"' + a + '","counter":9007199254740993,"kind":"tombstone","timestamp":1}]}'},
     ]
     joins = [{"name": n, "x": r.encode(x), "y": r.encode(y), "join": r.encode(r.join(x, y))} for n, x, y in
              [("a write and the state it superseded", hello, blob), ("two concurrent writes", blob, gone),

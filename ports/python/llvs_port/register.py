@@ -6,6 +6,8 @@ import re
 from .binary import FormatError, utf8
 from .canonical_json import base64_bytes, dumps, loads
 
+# Counters are integers 0 to 2^53, the range every JSON reader holds exactly (sections 2, 16).
+MAXIMUM_COUNTER = 2 ** 53
 KINDS = {"text": "text", "json": "text", "blob": "blob", "tombstone": None}
 UUID_TEXT = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
@@ -14,7 +16,7 @@ def _entry(obj):
     if not isinstance(obj, dict):
         raise FormatError("register entry: not an object")
     actor, counter = obj.get("actor"), obj.get("counter")
-    if not isinstance(actor, str) or isinstance(counter, bool) or not isinstance(counter, int) or not 0 <= counter < 2 ** 64:
+    if not isinstance(actor, str) or isinstance(counter, bool) or not isinstance(counter, int) or not 0 <= counter <= MAXIMUM_COUNTER:
         raise FormatError("register entry: needs an actor string and a counter")
     author = obj.get("author")
     if not isinstance(author, str) or not UUID_TEXT.fullmatch(author):
@@ -50,8 +52,8 @@ def decode(text):
         raise FormatError("register: needs a context object and an entries list")
     context = {}
     for actor, counter in obj["context"].items():
-        if isinstance(counter, bool) or not isinstance(counter, int) or not 0 <= counter < 2 ** 64:
-            raise FormatError(f"register: context counter of {actor!r} is not an unsigned integer")
+        if isinstance(counter, bool) or not isinstance(counter, int) or not 0 <= counter <= MAXIMUM_COUNTER:
+            raise FormatError(f"register: context counter of {actor!r} is not an integer 0 to 2^53")
         context[actor] = counter
     entries = _order(_entry(e) for e in obj["entries"])
     for entry in entries:

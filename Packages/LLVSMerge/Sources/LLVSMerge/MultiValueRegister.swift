@@ -89,6 +89,9 @@ public struct MultiValueRegister: Hashable, Sendable, Codable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             dot = Dot(actor: try container.decode(String.self, forKey: .actor), counter: try container.decode(UInt64.self, forKey: .counter))
+            guard dot.counter <= MultiValueRegister.maximumCounter else {
+                throw DecodingError.dataCorruptedError(forKey: .counter, in: container, debugDescription: "The counter \(dot.counter) is above 2^53.")
+            }
             authorId = try container.decode(UUID.self, forKey: .author)
             timestamp = try container.decode(TimeInterval.self, forKey: .timestamp)
             guard timestamp.isFinite else {
@@ -191,13 +194,22 @@ public struct MultiValueRegister: Hashable, Sendable, Codable {
         case context, entries
     }
 
+    /// The largest counter a register may hold: 2⁵³, the largest integer every JSON reader
+    /// holds exactly (SPEC.md sections 2 and 16). It also keeps a write's next counter
+    /// from overflowing, whatever context a peer sent.
+    public static let maximumCounter: UInt64 = 1 << 53
+
     /// Decodes a register and puts its entries in canonical order.
     ///
-    /// - Throws: `DecodingError` for a malformed register, or an entry whose dot its own
-    ///   context has not seen.
+    /// - Throws: `DecodingError` for a malformed register, a counter above
+    ///   ``maximumCounter``, or an entry whose dot its own context has not seen.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         context = try container.decode([String: UInt64].self, forKey: .context)
+        if let (actor, counter) = context.first(where: { $0.value > Self.maximumCounter }) {
+            throw DecodingError.dataCorruptedError(forKey: .context, in: container,
+                                                   debugDescription: "The context counter \(counter) of \(actor) is above 2^53.")
+        }
         entries = Self.canonicalOrder(try container.decode([Entry].self, forKey: .entries))
         if let unseen = entries.first(where: { !hasSeen($0.dot) }) {
             throw DecodingError.dataCorruptedError(
