@@ -22,6 +22,7 @@ from .binary import FormatError, Reader, blob, sha256, string, utf8, varint
 from .canonical_json import dumps, loads
 from .core_types import decode_change, decode_version
 from .filestore import parse_log_segment
+from .records import decode_record, first_of_each, read_version_fields
 
 BATCH_MAGIC = b"LLVSXBT1"
 LOG_OPENING = b"\xff\x01"
@@ -136,36 +137,14 @@ def _count(reader, what):
 def decode_entry_record(data, what="batch entry record"):
     """A batch entry's record as a Version, with section 11's checks."""
     reader = Reader(data, what)
-    identifier = reader.string()
-    count = reader.byte()
-    if count > 2:
-        reader.fail(f"{count} predecessors")
-    predecessors = [reader.string() for _ in range(count)]
-    if count == 2 and predecessors[0] == predecessors[1]:
-        reader.fail("the same predecessor twice")
-    if identifier in predecessors:
-        reader.fail("a version that is its own predecessor")
-    timestamp = reader.f64le()
-    if not math.isfinite(timestamp):
-        reader.fail("a timestamp that is not finite")
+    identifier, predecessors, timestamp, size, metadata = read_version_fields(reader)
     version = {"identifier": identifier, "timestamp": timestamp}
     if predecessors:
         version["predecessors"] = dict(zip(("idOfFirst", "idOfSecond"), predecessors))
-    flag = reader.byte()
-    if flag not in (0, 1):
-        reader.fail(f"a value data size flag of {flag}")
-    if flag:
-        size = reader.varint()
+    if size is not None:
         if size >= 1 << 63:
             reader.fail(f"a value data size of {size}, not below 2^63")
         version["valueDataSize"] = size
-    metadata, previous = {}, None
-    for _ in range(_count(reader, "metadata entries")):
-        key = reader.string()
-        if previous is not None and utf8(key) <= utf8(previous):
-            reader.fail("metadata keys not strictly increasing in byte order", "outOfOrder")
-        metadata[key] = reader.blob()
-        previous = key
     if metadata:
         version["metadata"] = metadata
     if not reader.at_end:
@@ -665,7 +644,6 @@ def examine_directory(root, compare_store=None):
     ``compare_store``, every version and its changes must be the store's."""
     from .archive import decode_archive
     from .mapindex import leaf_order
-    from .records import decode_record, first_of_each
     from .sync import changes_made, replay, version_json
     directory = ExchangeDirectory(root)
     report = {"directory": root, "format": None, "versions": 0, "batches": 0, "changes": 0, "merges": 0,

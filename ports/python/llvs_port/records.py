@@ -15,10 +15,10 @@ class VersionRecord:
         self.root = root  # (digest, location, count) or None
 
 
-def decode_record(payload, what="version record"):
-    reader = Reader(payload, what)
-    if reader.byte() != 1:
-        reader.fail("unknown record format", "unknownFormat")
+def read_version_fields(reader):
+    """(identifier, predecessors, timestamp, value data size or None, metadata) as a version
+    record (section 8) and an exchange batch entry (section 11) both write them, with every
+    check section 8 lists."""
     identifier = reader.string()
     count = reader.byte()
     if count > 2:
@@ -35,14 +35,24 @@ def decode_record(payload, what="version record"):
     if flag not in (0, 1):
         reader.fail("value data size flag not 0 or 1")
     size = reader.varint() if flag else None
-    metadata = {}
-    previous = None
-    for _ in range(reader.varint()):
+    entries = reader.varint()
+    if entries > reader.remaining:
+        reader.fail(f"{entries} metadata entries in {reader.remaining} bytes", "truncated")
+    metadata, previous = {}, None
+    for _ in range(entries):
         key = reader.string()
         if previous is not None and utf8(key) <= utf8(previous):
             reader.fail("metadata keys not in increasing byte order", "outOfOrder")
         metadata[key] = reader.blob()
         previous = key
+    return identifier, predecessors, timestamp, size, metadata
+
+
+def decode_record(payload, what="version record"):
+    reader = Reader(payload, what)
+    if reader.byte() != 1:
+        reader.fail("unknown record format", "unknownFormat")
+    identifier, predecessors, timestamp, size, metadata = read_version_fields(reader)
     flag = reader.byte()
     if flag not in (0, 1):
         reader.fail("map root flag not 0 or 1")

@@ -2,9 +2,7 @@
 manifest (section 13): the committed files are what the port makes; every valid case
 decodes to its fields and encodes back to its bytes; every invalid one is refused with its
 class; every directory reads as stated, from memory and from disk."""
-import json
 import os
-import pathlib
 import struct
 import tempfile
 import unittest
@@ -22,11 +20,7 @@ from llvs_port.filestore import parse_log_segment
 from llvs_port.format_vectors import FILES as ALL_FILES, render
 from llvs_port.records import decode_record, first_of_each
 
-DIRECTORY = pathlib.Path(__file__).resolve().parents[3] / "conformance" / "formats"
-
-
-def load(name):
-    return json.loads((DIRECTORY / name).read_text(encoding="utf-8"))
+from tests.vector_support import DIRECTORY, VectorTestCase, load
 
 
 def version_of(text):
@@ -37,13 +31,7 @@ def changes_of(text):
     return [decode_change(c) for c in loads(text)]
 
 
-class ExchangeVectorTests(unittest.TestCase):
-    def assertRefused(self, case, decode):
-        with self.subTest(case["name"]):
-            with self.assertRaises(FormatError) as caught:
-                decode(bytes.fromhex(case["bytes"]))
-            self.assertEqual(caught.exception.error_class, case["errorClass"], str(caught.exception))
-
+class ExchangeVectorTests(VectorTestCase):
     def test_committed_files_are_current_and_registered(self):
         for name, make in FILES.items():
             with self.subTest(name):

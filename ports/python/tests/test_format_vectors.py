@@ -1,8 +1,6 @@
 """conformance/formats: the committed vectors are the ones this port makes, and the port
 decodes every valid one to its fields and bytes and refuses every invalid one with its
 error class."""
-import json
-import pathlib
 import sqlite3
 import struct
 import unittest
@@ -18,20 +16,10 @@ from llvs_port.sqlitearchive import decode_sqlite_archive
 from llvs_port.sqlitestore import item_checksum
 from llvs_port.binary import sha256
 
-DIRECTORY = pathlib.Path(__file__).resolve().parents[3] / "conformance" / "formats"
+from tests.vector_support import DIRECTORY, VectorTestCase, load
 
 
-def load(name):
-    return json.loads((DIRECTORY / name).read_text(encoding="utf-8"))
-
-
-class FormatVectorTests(unittest.TestCase):
-    def assertRefused(self, case, decode):
-        with self.subTest(case["name"]):
-            with self.assertRaises(FormatError) as caught:
-                decode(bytes.fromhex(case["bytes"]))
-            self.assertEqual(caught.exception.error_class, case["errorClass"], str(caught.exception))
-
+class FormatVectorTests(VectorTestCase):
     def test_committed_files_are_current(self):
         for name, make in FILES.items():
             committed = load(name)

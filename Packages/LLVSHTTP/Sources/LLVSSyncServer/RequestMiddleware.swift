@@ -63,19 +63,11 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// The framework's own error answers, which have no body, as the API's errors.
+    /// The router's answer for a path or method the API does not have, which has no body,
+    /// as the API's `notFound` error.
     static func withErrorBody(_ error: any Error) -> any Error {
-        guard let error = error as? HTTPError else { return error }
-        switch error.status {
-        case .notFound, .methodNotAllowed:
-            return SyncHTTPError(.notFound, "The sync API has no such path, or not for this method.")
-        case .contentTooLarge:
-            return SyncHTTPError(.bodyTooLarge, "The request body is larger than this server takes.")
-        case .badRequest:
-            return SyncHTTPError(.malformedRequest, "The request is malformed.")
-        default:
-            return error
-        }
+        guard let error = error as? HTTPError, error.status == .notFound || error.status == .methodNotAllowed else { return error }
+        return SyncHTTPError(.notFound, "The sync API has no such path, or not for this method.")
     }
 
     private func admitted(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
