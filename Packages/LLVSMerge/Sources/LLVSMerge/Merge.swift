@@ -19,13 +19,26 @@ public struct Merge: Sendable {
     /// The fork of every value identifier that differs between the two versions.
     public var forksByValueIdentifier: [Value.ID: Value.Fork]
 
+    /// The version the forks are relative to: ``commonAncestor``'s identifier, or in a
+    /// criss-cross merge the virtual ancestor's (`virtual-…`, SPEC.md section 9), whose
+    /// values the context reads like any version's while the merge runs. Nil for a two-way
+    /// merge. An arbiter that merges a value against its ancestor reads it here.
+    public var ancestorVersionId: Version.ID?
+
+    /// True when this merge makes a virtual ancestor: a step of a criss-cross merge whose
+    /// result is never stored, asked before the merge the caller requested.
+    public var isVirtual: Bool
+
     /// Creates a merge description.
     public init(versions: (first: Version, second: Version), commonAncestor: Version?,
-                mergeBaseIds: [Version.ID]? = nil, forksByValueIdentifier: [Value.ID: Value.Fork] = [:]) {
+                mergeBaseIds: [Version.ID]? = nil, forksByValueIdentifier: [Value.ID: Value.Fork] = [:],
+                ancestorVersionId: Version.ID? = nil, isVirtual: Bool = false) {
         self.versions = versions
         self.commonAncestor = commonAncestor
         self.mergeBaseIds = mergeBaseIds ?? commonAncestor.map { [$0.id] } ?? []
         self.forksByValueIdentifier = forksByValueIdentifier
+        self.ancestorVersionId = ancestorVersionId ?? commonAncestor?.id
+        self.isVirtual = isVirtual
     }
 
     /// The version of the given branch.

@@ -3,9 +3,10 @@ import LLVSCore
 import LLVSMap
 import LLVSMerge
 
-/// What the forks of a merge are relative to: the map root of its common ancestor, and
-/// that ancestor when it is one stored version (nil for a virtual one, or none).
-typealias MergeAncestor = (root: NodeReference?, version: Version?)
+/// What the forks of a merge are relative to: the map root of its common ancestor, that
+/// ancestor when it is one stored version (nil for a virtual one, or none), and its
+/// identifier, stored or virtual (nil for none).
+typealias MergeAncestor = (root: NodeReference?, version: Version?, id: Version.ID?)
 
 /// One merge, with the virtual versions it needs along the way.
 struct MergeOperation<Arbiter: MergeArbiter> {
@@ -32,13 +33,13 @@ struct MergeOperation<Arbiter: MergeArbiter> {
     /// for a virtual ancestor — kept in the view's overlay.
     private func resolve(_ first: Version, _ second: Version, bases: [Version.ID], ancestor: MergeAncestor, metadata: Version.Metadata,
                          virtual: Bool) throws -> Version {
-        let (ancestorRoot, ancestor) = ancestor
+        let (ancestorRoot, ancestor, ancestorId) = ancestor
         let firstRoot = try view.root(of: first.id), secondRoot = try view.root(of: second.id)
         let forks = try view.withMap { (map, overlay) throws(MapError) in
             try map.forks(first: firstRoot, second: secondRoot, ancestor: ancestorRoot, overlay: overlay)
         }
         let description = Merge(versions: (first, second), commonAncestor: ancestor, mergeBaseIds: bases.sorted(),
-                                forksByValueIdentifier: forks.mapValues(\.fork))
+                                forksByValueIdentifier: forks.mapValues(\.fork), ancestorVersionId: ancestorId, isVirtual: virtual)
         let decided = try arbiterChanges(for: description)
 
         var decidedById: [Value.ID: Value.Change] = [:]
@@ -146,7 +147,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
         // Post-order over the sets of bases: a set is merged once the sets its steps need
         // are. `top` stays at the bottom of the stack, so it is the last one merged.
         var pending = [top]
-        var made: MergeAncestor = (nil, nil)
+        var made: MergeAncestor = (nil, nil, nil)
         while let set = pending.popLast() {
             guard virtualAncestors.made[set] == nil else { continue }
             let steps = try stepBases(of: set)
@@ -161,7 +162,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
                 accumulated = try resolve(accumulated, try view.required(next), bases: inner, ancestor: try knownAncestor(of: inner),
                                           metadata: [:], virtual: true)
             }
-            made = (try view.root(of: accumulated.id), nil)
+            made = (try view.root(of: accumulated.id), nil, accumulated.id)
             virtualAncestors.made[set] = made
         }
         return made
@@ -171,8 +172,8 @@ struct MergeOperation<Arbiter: MergeArbiter> {
     /// version, or a set already merged.
     private func knownAncestor(of bases: [Version.ID]) throws -> MergeAncestor {
         switch bases.count {
-        case 0: return (nil, nil)
-        case 1: return (try view.root(of: bases[0]), try view.required(bases[0]))
+        case 0: return (nil, nil, nil)
+        case 1: return (try view.root(of: bases[0]), try view.required(bases[0]), bases[0])
         default:
             if let made = virtualAncestors.made[bases] { return made }
             return try commonAncestor(of: bases)

@@ -93,6 +93,13 @@ import Testing
         #expect(merge.commonAncestor == nil)
         #expect(merge.mergeBaseIds == [a1.id, b1.id].sorted())
         #expect(merge.forksByValueIdentifier == ["k": .updated(.first), "j": .updated(.second)])
+        // The virtual step (A1 merged with B1) came first and says so; the final merge names
+        // that virtual ancestor, whose values the arbiter reads through its context.
+        #expect(recording.merges.count == 2)
+        #expect(recording.merges.first?.isVirtual == true && merge.isVirtual == false)
+        let ancestorId = try #require(merge.ancestorVersionId)
+        #expect(ancestorId.rawValue.hasPrefix("virtual-"))
+        #expect(recording.ancestorTexts.last == ["k": "a1", "j": "b1"])
         #expect(try store.merge(version: b2.id, with: a2.id, resolvingWith: arbiter).id == merged.id)
     }
 

@@ -53,10 +53,19 @@ struct IdleArbiter: MergeArbiter {
 /// An arbiter that records the merges it is asked to resolve, then defers to another.
 final class RecordingArbiter: MergeArbiter, @unchecked Sendable {
     private(set) var merges: [Merge] = []
+    /// Per merge, the texts of "k" and "j" at its ancestor (stored or virtual), read through the context.
+    private(set) var ancestorTexts: [[String: String]] = []
     let base = MostRecentBranchFavoringArbiter()
 
     func changes(toResolve merge: Merge, in store: Store) throws -> [Value.Change] {
         merges.append(merge)
+        var texts: [String: String] = [:]
+        if let ancestor = merge.ancestorVersionId {
+            for key in ["k", "j"] {
+                if let value = try store.value(Value.ID(key), at: ancestor) { texts[key] = String(decoding: value.data, as: UTF8.self) }
+            }
+        }
+        ancestorTexts.append(texts)
         return try base.changes(toResolve: merge, in: store)
     }
 }
