@@ -23,6 +23,7 @@
 // suites Scripts/test runs under the thread sanitizer (the store, the exchanges and the
 // coordinator) and what they depend on, so that build compiles no HTTP stack.
 
+import CompilerPluginSupport
 import PackageDescription
 
 // MARK: Traits
@@ -39,11 +40,13 @@ let traits: Set<Trait> = [
            enabledTraits: ["SQLite"]),
     .trait(name: "PostgreSQL", description: "The sync server's PostgreSQL storage (postgres-nio): LLVSSyncPostgres.",
            enabledTraits: ["SyncServer"]),
+    .trait(name: "Models", description: "The model macros @MergeableModel and @Merged of LLVSModel (swift-syntax). LLVSModel itself needs "
+           + "only Store: hand-written Mergeable conformances work without it.", enabledTraits: ["Store"]),
     .trait(name: "TestSupport", description: "Random-history generators for property tests (swift-property-based): LLVSTestingGenerators.",
            enabledTraits: ["Store"]),
     .trait(name: "Tools", description: "The command-line tools: llvs, llvs-server, llvs-bench, llvs-fuzz and the samples (swift-argument-parser).",
-           enabledTraits: ["SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport"]),
-    .default(enabledTraits: ["Store", "SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Tools"]),
+           enabledTraits: ["SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Models"]),
+    .default(enabledTraits: ["Store", "SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Models", "Tools"]),
 ]
 
 // MARK: External dependencies, each guarded by the trait that needs it
@@ -68,6 +71,14 @@ let hummingbirdTLS = Target.Dependency.product(name: "HummingbirdTLS", package: 
 let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["SyncServer"]))
 let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["SyncServer"]))
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["SyncServer"]))
+
+/// swift-syntax for the model macros, only with the `Models` trait.
+let syntax = ["SwiftSyntax", "SwiftSyntaxBuilder", "SwiftSyntaxMacros", "SwiftDiagnostics", "SwiftCompilerPlugin"].map {
+    Target.Dependency.product(name: $0, package: "swift-syntax", condition: .when(traits: ["Models"]))
+}
+/// The macro plugin, for LLVSModel only with the `Models` trait.
+let modelMacros = Target.Dependency.target(name: "LLVSModelMacros", condition: .when(traits: ["Models"]))
+let macroTestSupport = Target.Dependency.product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
 
 /// swift-nio-ssl for the targets that need `trait` (PostgreSQL's TLS, the HTTP client's trust roots).
 func nioSSL(_ trait: String) -> Target.Dependency {
@@ -101,6 +112,9 @@ struct Module {
         /// A library for tests (conformance suites, random histories, replicas): a product,
         /// sources in `Packages/<package>/Sources/<name>`.
         case testSupport
+        /// A compiler plugin of macros (swift-syntax): no product, sources in
+        /// `Packages/<package>/Sources/<name>`; the library declaring the macros depends on it.
+        case macro
         /// An executable a package's tests start as a child process: no product, sources in
         /// `Packages/<package>/Sources/<name>`.
         case worker
@@ -127,7 +141,7 @@ struct Module {
     /// Where its sources are, relative to this file.
     var path: String {
         switch kind {
-        case .library, .testSupport, .worker: return "Packages/\(package ?? name)/Sources/\(name)"
+        case .library, .testSupport, .worker, .macro: return "Packages/\(package ?? name)/Sources/\(name)"
         case .test: return "Packages/\(package ?? name)/Tests/\(name)"
         case .tool: return "Tools/\(name)"
         case .rootTest: return "Tests/\(name)"
@@ -142,6 +156,8 @@ struct Module {
             return .target(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
         case .worker, .tool:
             return .executableTarget(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
+        case .macro:
+            return .macro(name: name, dependencies: dependencies, path: path, exclude: exclude)
         case .test, .rootTest:
             return .testTarget(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
         }
@@ -152,7 +168,7 @@ struct Module {
         switch kind {
         case .library, .testSupport: return .library(name: name, targets: [name])
         case .tool: return .executable(name: name, targets: [name])
-        case .worker, .test, .rootTest: return nil
+        case .worker, .macro, .test, .rootTest: return nil
         }
     }
 }
@@ -249,10 +265,21 @@ let modules: [Module] = [
     Module(name: "LLVSKeyValueTests", kind: .test, package: "LLVSKeyValue",
            local: ["LLVSKeyValue", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSTesting"], external: [propertyBased]),
 
+    // Packages/LLVSModel
+    Module(name: "LLVSModelMacros", kind: .macro, package: "LLVSModel", local: [], external: syntax),
+    Module(name: "LLVSModel", kind: .library, package: "LLVSModel",
+           local: ["LLVSCore", "LLVSMerge", "LLVSStore", "LLVSCoordinator"], external: [modelMacros]),
+    Module(name: "LLVSModelTesting", kind: .testSupport, package: "LLVSModel",
+           local: ["LLVSModel", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], external: []),
+    Module(name: "LLVSModelTests", kind: .test, package: "LLVSModel",
+           local: ["LLVSModel", "LLVSModelTesting", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSTesting"],
+           external: [propertyBased]),
+    Module(name: "LLVSModelMacrosTests", kind: .test, package: "LLVSModel", local: ["LLVSModelMacros"], external: [macroTestSupport]),
+
     // Packages/LLVS: the umbrella module
     Module(name: "LLVS", kind: .library, package: "LLVS",
            local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange",
-                   "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue"],
+                   "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel"],
            external: []),
     Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
 
@@ -266,7 +293,7 @@ let modules: [Module] = [
     Module(name: "loco", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
     Module(name: "llvs-bench", kind: .tool, package: nil, local: ["LLVS", "LLVSSyncStorage", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools")]),
-    Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting"],
+    Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", "LLVSModelTesting"],
            external: [argumentParser]),
 
     // Tests/
@@ -317,6 +344,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: declared.map(\.target)
 )

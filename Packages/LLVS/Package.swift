@@ -22,6 +22,7 @@ let package = Package(
         .package(path: "../LLVSSQLite"),
         .package(path: "../LLVSHTTP"),
         .package(path: "../LLVSKeyValue"),
+        .package(path: "../LLVSModel"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -39,6 +40,7 @@ let package = Package(
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),
                 .product(name: "LLVSHTTPExchange", package: "LLVSHTTP"),
                 .product(name: "LLVSKeyValue", package: "LLVSKeyValue"),
+                .product(name: "LLVSModel", package: "LLVSModel"),
             ]
         ),
         .testTarget(

@@ -10,6 +10,7 @@
 @_exported import LLVSKeyValue
 @_exported import LLVSMap
 @_exported import LLVSMerge
+@_exported import LLVSModel
 @_exported import LLVSSQLite
 @_exported import LLVSStore
 @_exported import LLVSZones

@@ -34,6 +34,30 @@ extension StoreCoordinator {
         }
     }
 
+    /// Makes a version whose changes are computed from the version it is based on, which
+    /// no save or merge can move meanwhile: the seam for layers that read before they write
+    /// (the model layer keeps the stored fields a newer app wrote, read from that version).
+    ///
+    /// `makeChanges` gets the base version (``versionForBranchOrCurrentHead(for:)``) and
+    /// returns the changes; see ``save(_:in:metadata:)`` for the rest.
+    ///
+    /// - Throws: What `makeChanges` throws (nothing is saved then), or what
+    ///   ``save(_:in:metadata:)`` throws.
+    @discardableResult
+    public func save(in branch: Branch? = nil, metadata: Version.Metadata? = nil,
+                     makingChanges makeChanges: (_ base: Version.ID) throws -> [Value.Change]) throws -> Version? {
+        try writes.withLock {
+            let base = versionForBranchOrCurrentHead(for: branch)
+            let changes = try makeChanges(base)
+            guard !changes.isEmpty || metadata != nil else { return nil }
+            var versionMetadata = metadata ?? defaultMetadataForNewVersions
+            if let branch { versionMetadata[.branch] = try Version.MetadataValue(branch) }
+            let version = try store.makeVersion(basedOnPredecessor: base, storing: changes, metadata: versionMetadata)
+            if branch == nil { moveCurrentVersion(to: version.id) }
+            return version
+        }
+    }
+
     /// Makes a version that inserts, updates and removes values (updating an absent value
     /// inserts it); see ``save(_:in:metadata:)``.
     ///

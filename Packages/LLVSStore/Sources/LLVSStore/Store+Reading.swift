@@ -50,6 +50,15 @@ extension Store: MergeContext {
         try data(for: reference).map { Value(id: reference.valueId, data: $0, storedVersionId: reference.storedVersionId) }
     }
 
+    /// The values stored at `references`, in order, read with one pass over storage for
+    /// those not in memory (for many values, much cheaper than ``value(storedAt:)`` each).
+    ///
+    /// - Throws: ``StoreError/missingValueData(_:)`` for the first reference without data,
+    ///   or a storage error.
+    public func values(storedAt references: [Value.Reference]) throws -> [Value] {
+        try requiredValues(at: references)
+    }
+
     /// The references of every value at version `versionId`, in placement-hash order.
     ///
     /// - Throws: ``StoreError/unknownVersion(_:)``, or a storage error.

@@ -69,7 +69,7 @@ extension Store {
     ///
     /// - Throws: ``StoreError/missingValueData(_:)`` for the first reference without data,
     ///   or a storage error.
-    private func requiredValues(at references: [Value.Reference]) throws(StoreError) -> [Value] {
+    func requiredValues(at references: [Value.Reference]) throws(StoreError) -> [Value] {
         var found = [Data?](repeating: nil, count: references.count)
         var unread: [Int] = []
         for (index, reference) in references.enumerated() {

@@ -1,0 +1,79 @@
+import Foundation
+import LLVSCore
+import LLVSStore
+
+/// Model saves and removals made together as one version:
+///
+/// ```swift
+/// var batch = ModelBatch()
+/// try batch.save(contact, instanceIdentifier: "alice")
+/// try batch.remove(Tag.self, instanceIdentifier: "old")
+/// try store.save(batch, basedOn: head)        // or coordinator.save(batch)
+/// ```
+///
+/// A save keeps the members of the stored value it replaces that the type does not know
+/// (fields a newer app wrote), and refuses to replace a value a newer model version wrote.
+public struct ModelBatch {
+    private enum Entry {
+        case save(encode: (Data?) throws -> Data)
+        case remove
+    }
+
+    private var entries: [(valueId: Value.ID, entry: Entry)] = []
+
+    /// An empty batch.
+    public init() {}
+
+    /// True when the batch holds nothing.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// Adds a save of `model` as the instance `instanceIdentifier` (replacing an earlier
+    /// entry for the same instance).
+    ///
+    /// - Throws: ``ModelError/invalidTypeIdentifier(_:)``.
+    public mutating func save<Model: StorableModel>(_ model: Model, instanceIdentifier: String) throws {
+        let valueId = try Model.valueId(of: instanceIdentifier)
+        entries.append((valueId, .save { existing in try StoredModel.encode(model, replacing: existing, valueId: valueId) }))
+    }
+
+    /// Adds a save of an identifiable model under its `id`.
+    ///
+    /// - Throws: ``ModelError/invalidTypeIdentifier(_:)``.
+    public mutating func save<Model: StorableModel & Identifiable>(_ model: Model) throws where Model.ID: CustomStringConvertible {
+        try save(model, instanceIdentifier: ModelInstance<Model>.instanceIdentifier(of: model))
+    }
+
+    /// Adds a removal of the instance `instanceIdentifier` of `type` (nothing happens if it
+    /// is absent).
+    ///
+    /// - Throws: ``ModelError/invalidTypeIdentifier(_:)``.
+    public mutating func remove<Model: StorableModel>(_ type: Model.Type, instanceIdentifier: String) throws {
+        entries.append((try Model.valueId(of: instanceIdentifier), .remove))
+    }
+
+    /// The value changes of the batch on top of `base` (nil: an empty store), reading the
+    /// values it replaces from `store`.
+    ///
+    /// - Throws: ``ModelError`` (a newer model version, an unencodable model), or a store error.
+    func changes(in store: Store, basedOn base: Version.ID?) throws -> [Value.Change] {
+        var latest: [Value.ID: Entry] = [:]
+        var order: [Value.ID] = []
+        for (valueId, entry) in entries {
+            if latest.updateValue(entry, forKey: valueId) == nil { order.append(valueId) }
+        }
+        var changes: [Value.Change] = []
+        for valueId in order {
+            let existing = try base.flatMap { try store.value(id: valueId, at: $0) }
+            switch latest[valueId] {
+            case .save(let encode)?:
+                let value = Value(id: valueId, data: try encode(existing?.data))
+                changes.append(existing == nil ? .insert(value) : .update(value))
+            case .remove?:
+                if existing != nil { changes.append(.remove(valueId)) }
+            case nil:
+                break
+            }
+        }
+        return changes
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import LLVSCore
+
+/// A model's stored form (SPEC.md section 17): the canonical JSON object of its `Codable`
+/// encoding, with `"$version"` when its type's model version is above 1, and every member
+/// an earlier stored value had that this type does not know (written by a newer app).
+enum StoredModel {
+    /// The key of the model version in a stored model.
+    static let versionKey = "$version"
+
+    /// The largest model version: every JSON reader holds integers up to 2⁵³ exactly.
+    static let maximumVersion = 1 << 53
+
+    /// The stored form of `model`, keeping the unknown members of `existing` (the value it
+    /// replaces, if any).
+    ///
+    /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` when `existing`
+    ///   was written by a newer model version (it is never rewritten), ``ModelError/notAModel(valueId:reason:)``
+    ///   or ``ModelError/invalidModelVersion(valueId:found:)`` when `existing` is not a stored
+    ///   model, ``ModelError/unencodable(type:reason:)``.
+    static func encode<Model: StorableModel>(_ model: Model, replacing existing: Data?, valueId: Value.ID) throws(ModelError) -> Data {
+        guard Model.modelVersion >= 1, Model.modelVersion <= maximumVersion else {
+            throw .unencodable(type: String(describing: Model.self), reason: "its modelVersion \(Model.modelVersion) is not from 1 to 2^53")
+        }
+        guard case .object(var object) = try ModelCoding.encode(model) else {
+            throw .unencodable(type: String(describing: Model.self), reason: "a model must encode as a JSON object")
+        }
+        object[versionKey] = Model.modelVersion > 1 ? .number(.integer(Int64(Model.modelVersion))) : nil
+        if let existing {
+            let stored = try parse(existing, valueId: valueId)
+            try checkVersion(of: stored, valueId: valueId, supported: Model.modelVersion)
+            object = carryUnknownMembers(into: object, from: stored, knownKeys: Model.modelCodingKeys,
+                                         schema: (Model.self as? any Mergeable.Type)?.mergeSchema)
+        }
+        return JSONValue.object(object).canonicalData
+    }
+
+    /// The model stored in `data`.
+    ///
+    /// - Throws: ``ModelError/notAModel(valueId:reason:)``, ``ModelError/invalidModelVersion(valueId:found:)``,
+    ///   ``ModelError/newerModelVersion(valueId:stored:supported:)``, ``ModelError/undecodable(type:reason:)``.
+    static func decode<Model: StorableModel>(_ type: Model.Type, from data: Data, valueId: Value.ID) throws(ModelError) -> Model {
+        let stored = try parse(data, valueId: valueId)
+        try checkVersion(of: stored, valueId: valueId, supported: Model.modelVersion)
+        return try ModelCoding.decode(type, from: data)
+    }
+
+    /// The JSON object of a stored model.
+    ///
+    /// - Throws: ``ModelError/notAModel(valueId:reason:)``.
+    static func parse(_ data: Data, valueId: Value.ID) throws(ModelError) -> JSONObject {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: data)
+        } catch {
+            throw .notAModel(valueId: valueId, reason: error.description)
+        }
+        guard case .object(let object) = value else { throw .notAModel(valueId: valueId, reason: "its JSON is not an object") }
+        return object
+    }
+
+    /// The model version a stored model carries (1 when it has none).
+    ///
+    /// - Throws: ``ModelError/invalidModelVersion(valueId:found:)``.
+    static func version(of object: JSONObject, valueId: Value.ID) throws(ModelError) -> Int {
+        guard let value = object[versionKey] else { return 1 }
+        guard case .number(.integer(let version)) = value, version >= 1, version <= maximumVersion else {
+            throw .invalidModelVersion(valueId: valueId, found: value.description)
+        }
+        return Int(version)
+    }
+
+    /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` when the stored
+    ///   version is above `supported`, or ``ModelError/invalidModelVersion(valueId:found:)``.
+    static func checkVersion(of object: JSONObject, valueId: Value.ID, supported: Int) throws(ModelError) {
+        let version = try version(of: object, valueId: valueId)
+        guard version <= supported else { throw .newerModelVersion(valueId: valueId, stored: version, supported: supported) }
+    }
+
+    /// `new` with the members of `stored` that the type does not know: those outside
+    /// `knownKeys` (or, when unknown, those `new` lacks), and recursively those of nested
+    /// models, list elements and dictionary entries the schema describes.
+    static func carryUnknownMembers(into new: JSONObject, from stored: JSONObject, knownKeys: [String]?, schema: MergeSchema?) -> JSONObject {
+        var result = new
+        let known = knownKeys.map(Set.init)
+        for (key, value) in stored where key != versionKey {
+            guard let newValue = new[key] else {
+                if let known, known.contains(key) { continue }
+                result[key] = value
+                continue
+            }
+            if known?.contains(key) == false {
+                continue
+            }
+            if let strategy = schema?.strategy(forKey: key) {
+                result[key] = carryUnknownMembers(into: newValue, from: value, strategy: strategy)
+            }
+        }
+        return result
+    }
+
+    /// `new` with the unknown members of `stored` kept, for a value merged by `strategy`.
+    private static func carryUnknownMembers(into new: JSONValue, from stored: JSONValue, strategy: MergeStrategy) -> JSONValue {
+        switch (strategy, new, stored) {
+        case let (.model(type), .object(newObject), .object(storedObject)):
+            let schema = type.mergeSchema
+            guard !schema.isTyped else { return new }
+            return .object(carryUnknownMembers(into: newObject, from: storedObject, knownKeys: schema.codingKeys, schema: schema))
+        case let (.schema(schema), .object(newObject), .object(storedObject)):
+            guard !schema.isTyped else { return new }
+            return .object(carryUnknownMembers(into: newObject, from: storedObject, knownKeys: schema.codingKeys, schema: schema))
+        case let (.dictionary(valueStrategy, _), .object(newObject), .object(storedObject)):
+            var result = newObject
+            for (key, value) in newObject {
+                if let old = storedObject[key] { result[key] = carryUnknownMembers(into: value, from: old, strategy: valueStrategy) }
+            }
+            return .object(result)
+        case let (.list(idKey, elementStrategy, _), .array, .array):
+            guard let newList = ListElements(new, idKey: idKey), let storedList = ListElements(stored, idKey: idKey) else { return new }
+            return .array(newList.ids.compactMap { id in
+                guard let element = newList.byId[id] else { return nil }
+                guard let old = storedList.byId[id] else { return element }
+                return carryUnknownMembers(into: element, from: old, strategy: elementStrategy)
+            })
+        default:
+            return new
+        }
+    }
+}
