@@ -78,7 +78,9 @@ let syntax = ["SwiftSyntax", "SwiftSyntaxBuilder", "SwiftSyntaxMacros", "SwiftDi
 }
 /// The macro plugin, for LLVSModel only with the `Models` trait.
 let modelMacros = Target.Dependency.target(name: "LLVSModelMacros", condition: .when(traits: ["Models"]))
-let macroTestSupport = Target.Dependency.product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
+let macroTestSupport = ["SwiftSyntaxMacrosGenericTestSupport", "SwiftSyntaxMacroExpansion", "SwiftDiagnostics"].map {
+    Target.Dependency.product(name: $0, package: "swift-syntax")
+}
 
 /// swift-nio-ssl for the targets that need `trait` (PostgreSQL's TLS, the HTTP client's trust roots).
 func nioSSL(_ trait: String) -> Target.Dependency {
@@ -274,7 +276,7 @@ let modules: [Module] = [
     Module(name: "LLVSModelTests", kind: .test, package: "LLVSModel",
            local: ["LLVSModel", "LLVSModelTesting", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSTesting"],
            external: [propertyBased]),
-    Module(name: "LLVSModelMacrosTests", kind: .test, package: "LLVSModel", local: ["LLVSModelMacros"], external: [macroTestSupport]),
+    Module(name: "LLVSModelMacrosTests", kind: .test, package: "LLVSModel", local: ["LLVSModelMacros"], external: macroTestSupport),
 
     // Packages/LLVS: the umbrella module
     Module(name: "LLVS", kind: .library, package: "LLVS",
