@@ -274,7 +274,8 @@ let modules: [Module] = [
     Module(name: "LLVSModelTesting", kind: .testSupport, package: "LLVSModel",
            local: ["LLVSModel", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], external: []),
     Module(name: "LLVSModelTests", kind: .test, package: "LLVSModel",
-           local: ["LLVSModel", "LLVSModelTesting", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSTesting"],
+           local: ["LLVSModel", "LLVSModelTesting", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSExchange",
+                   "LLVSTesting"],
            external: [propertyBased]),
     Module(name: "LLVSModelMacrosTests", kind: .test, package: "LLVSModel", local: ["LLVSModelMacros"], external: macroTestSupport),
 

@@ -30,6 +30,7 @@ let package = Package(
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
         .package(path: "../LLVSCoordinator"),
+        .package(path: "../LLVSExchange"),
         .package(path: "../LLVSTesting"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -66,6 +67,7 @@ let package = Package(
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSStoreTesting", package: "LLVSStore"),
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
+                .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

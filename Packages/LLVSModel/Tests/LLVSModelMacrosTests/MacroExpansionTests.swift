@@ -63,10 +63,7 @@ import Testing
                     ])
                 }
             }
-            """, diagnostics: [
-                DiagnosticSpec(message: "@Merged has no effect outside a @MergeableModel struct", line: 4, column: 5, severity: .warning),
-                DiagnosticSpec(message: "@Merged has no effect outside a @MergeableModel struct", line: 5, column: 5, severity: .warning),
-            ].filter { _ in false })
+            """)
     }
 
     @Test func argumentsGiveTheVersionIdentifierRulesAndStrategyArguments() {
