@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LLVSModelTesting
 import LLVSStoreTesting
 import LLVSTesting
 
@@ -23,8 +24,19 @@ struct LLVSFuzz: AsyncParsableCommand {
             operations). Cases derive from the run seed, which is printed \
             first; a failing case prints its own seed (replay with --case-seed) and its shrunk history is written \
             to the output directory as JSON, the form regression tests load (--replay runs such a file).
+            --models plays model histories instead (LLVSModel): edits of every merge strategy on several replicas, \
+            merges made both ways round, hand-made criss-cross merges and exchanges, on every backend; each merge must \
+            give one version whichever way round, and every replica must end on one head with identical models. \
+            --plant first-argument plants the reference LLVS's order-dependent rule, and the run succeeds only if \
+            it finds it.
             Build in release: swift run -c release llvs-fuzz --seconds 60
             """)
+
+    @Flag(help: "Fuzz the model layer: model histories checked for order-independent merges and convergence.")
+    var models = false
+
+    @Option(help: "With --models: plant a fault the run must find (first-argument: conflicts go to the merge's first argument).")
+    var plant: String?
 
     @Option(help: "Stop after this many seconds (default 60 unless --cases is given).")
     var seconds: Double?
@@ -81,6 +93,10 @@ struct LLVSFuzz: AsyncParsableCommand {
         if let shapes, !(0...100).contains(shapes) { throw ValidationError("--shapes must be 0-100.") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
         if let cases, cases < 1 { throw ValidationError("--cases must be at least 1.") }
+        if plant != nil, !models { throw ValidationError("--plant needs --models.") }
+        if let plant, ModelConvergenceSimulation.PlantedFault(rawValue: plant) == nil {
+            throw ValidationError("Unknown fault '\(plant)': use \(ModelConvergenceSimulation.PlantedFault.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
     }
 
     func backends() throws -> [StoreReplica.Backend] {
@@ -110,6 +126,10 @@ struct LLVSFuzz: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if models {
+            try await runModels()
+            return
+        }
         let shape = shape()
         let runner = FuzzRunner(backends: try backends(), properties: try properties(),
                                 shape: shape, outputDirectory: URL(fileURLWithPath: output))
@@ -125,6 +145,27 @@ struct LLVSFuzz: AsyncParsableCommand {
         }
         let runSeed = seed ?? UInt64.random(in: 0...UInt64.max)
         say("llvs-fuzz run seed \(runSeed) (replay the run with --seed \(runSeed)); backends: \(try backends().map(\.rawValue).joined(separator: ", ")); properties: \(try properties().map(\.rawValue).sorted().map(String.init).joined(separator: ", ")); shape: up to \(shape.maximumReplicas) replicas, \(shape.keyCount) keys, \(shape.maximumOperations) operations, ladders and braids of up to \(shape.maximumRungs) rungs in \(shape.shapePercent)% of operations")
+        let budget = FuzzRunner.Budget(seconds: seconds ?? (cases == nil ? 60 : nil), cases: cases)
+        guard await runner.run(seed: runSeed, budget: budget, jobs: jobs) else { throw ExitCode(1) }
+    }
+
+    /// `--models`: the model mode.
+    func runModels() async throws {
+        let shape = ModelFuzzHistory.Shape(maximumReplicas: replicas ?? 5, maximumOperations: maximumOperations ?? 40)
+        let runner = ModelFuzzRunner(backends: try backends(), shape: shape, fault: plant.flatMap(ModelConvergenceSimulation.PlantedFault.init),
+                                     outputDirectory: URL(fileURLWithPath: output))
+        if let replay {
+            let history = try JSONDecoder().decode(ModelFuzzHistory.self, from: Data(contentsOf: URL(fileURLWithPath: replay)))
+            say("Replaying \(replay):\n\(history)")
+            guard runner.replay(history) else { throw ExitCode(1) }
+            return
+        }
+        if let caseSeed {
+            guard runner.runCase(seed: caseSeed) else { throw ExitCode(1) }
+            return
+        }
+        let runSeed = seed ?? UInt64.random(in: 0...UInt64.max)
+        say("llvs-fuzz --models run seed \(runSeed) (replay the run with --seed \(runSeed)); backends: \(try backends().map(\.rawValue).joined(separator: ", ")); shape: up to \(shape.maximumReplicas) replicas, \(shape.modelCount) instances of each model, \(shape.maximumOperations) operations\(plant.map { "; planted fault: \($0)" } ?? "")")
         let budget = FuzzRunner.Budget(seconds: seconds ?? (cases == nil ? 60 : nil), cases: cases)
         guard await runner.run(seed: runSeed, budget: budget, jobs: jobs) else { throw ExitCode(1) }
     }

@@ -51,11 +51,13 @@ public struct ModelBatch {
         entries.append((try Model.valueId(of: instanceIdentifier), .remove))
     }
 
-    /// The value changes of the batch on top of `base` (nil: an empty store), reading the
-    /// values it replaces from `store`.
+    /// The value changes the batch makes on version `base` of `store` (nil: on nothing),
+    /// reading the values it replaces there: what ``LLVSStore/Store/save(_:basedOn:metadata:)``
+    /// stores, for callers that make the version themselves (`Store.addVersion`, a
+    /// hand-made merge).
     ///
     /// - Throws: ``ModelError`` (a newer model version, an unencodable model), or a store error.
-    func changes(in store: Store, basedOn base: Version.ID?) throws -> [Value.Change] {
+    public func changes(in store: Store, basedOn base: Version.ID?) throws -> [Value.Change] {
         var latest: [Value.ID: Entry] = [:]
         var order: [Value.ID] = []
         for (valueId, entry) in entries {

@@ -41,6 +41,17 @@ public final class MergeableArbiter: MergeArbiter, Sendable {
         let referenceTargets: @Sendable (Data, Value.ID) throws -> Set<Value.ID>
     }
 
+    /// Which side of a merge counts as the newer one.
+    @_spi(Testing)
+    public enum SideOrder: Sendable {
+        /// The side whose version stored its model later (timestamp, then identifier): the rule.
+        case recency
+        /// The merge's first version, whatever its time: the reference LLVS's "dominant" side,
+        /// which makes the result depend on the argument order. Only for tests that show
+        /// the harness catches it.
+        case firstArgument
+    }
+
     struct State: Sendable {
         var registrations: [String: Registration] = [:]
         var fallbackArbiter: any MergeArbiter & Sendable
@@ -49,10 +60,20 @@ public final class MergeableArbiter: MergeArbiter, Sendable {
     }
 
     private let state: Locked<State>
+    private let sideOrder: SideOrder
 
     /// An arbiter with no registered types, handing every other value to `fallbackArbiter`.
     public init(fallbackArbiter: any MergeArbiter & Sendable = MostRecentChangeFavoringArbiter()) {
         state = Locked(State(fallbackArbiter: fallbackArbiter))
+        sideOrder = .recency
+    }
+
+    /// An arbiter that orders the sides by `sideOrder`: `.firstArgument` plants the
+    /// reference's order-dependent rule, for tests of the convergence harness.
+    @_spi(Testing)
+    public init(fallbackArbiter: any MergeArbiter & Sendable = MostRecentChangeFavoringArbiter(), sideOrder: SideOrder) {
+        state = Locked(State(fallbackArbiter: fallbackArbiter))
+        self.sideOrder = sideOrder
     }
 
     /// Merges the models of `type` property by property from now on. Registering a type
@@ -98,7 +119,7 @@ public final class MergeableArbiter: MergeArbiter, Sendable {
     ///   the fallback arbiter throws.
     public func changes(toResolve merge: Merge, in store: AnyMergeContext) throws -> [Value.Change] {
         let (registrations, fallback, handler) = state.withLock { ($0.registrations, $0.fallbackArbiter, $0.reportHandler) }
-        var resolution = ModelMergeResolution(merge: merge, context: store, registrations: registrations)
+        var resolution = ModelMergeResolution(merge: merge, context: store, registrations: registrations, firstIsAlwaysNewer: sideOrder == .firstArgument)
         var fallbackForks: [Value.ID: Value.Fork] = [:]
         for (valueId, fork) in merge.forksByValueIdentifier where resolution.registration(of: valueId) == nil {
             fallbackForks[valueId] = fork

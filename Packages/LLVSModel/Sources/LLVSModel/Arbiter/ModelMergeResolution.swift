@@ -8,13 +8,16 @@ struct ModelMergeResolution {
     let merge: Merge
     let context: AnyMergeContext
     let registrations: [String: MergeableArbiter.Registration]
+    /// The planted fault of ``MergeableArbiter/SideOrder/firstArgument``.
+    let firstIsAlwaysNewer: Bool
     private(set) var changes: [Value.Change] = []
     private(set) var report: ModelMergeReport
 
-    init(merge: Merge, context: AnyMergeContext, registrations: [String: MergeableArbiter.Registration]) {
+    init(merge: Merge, context: AnyMergeContext, registrations: [String: MergeableArbiter.Registration], firstIsAlwaysNewer: Bool = false) {
         self.merge = merge
         self.context = context
         self.registrations = registrations
+        self.firstIsAlwaysNewer = firstIsAlwaysNewer
         self.report = ModelMergeReport(firstVersionId: merge.versions.first.id, secondVersionId: merge.versions.second.id,
                                        isVirtual: merge.isVirtual)
     }
@@ -200,6 +203,7 @@ struct ModelMergeResolution {
     /// Whether `a`'s stored version is more recent than `b`'s: later timestamp, then greater
     /// identifier (SPEC.md section 17, "recency").
     private func isNewer(_ a: Value, than b: Value) throws -> Bool {
+        if firstIsAlwaysNewer { return true }
         let aVersion = try storedVersion(of: a), bVersion = try storedVersion(of: b)
         return aVersion.timestamp != bVersion.timestamp ? aVersion.timestamp > bVersion.timestamp : aVersion.id > bVersion.id
     }
