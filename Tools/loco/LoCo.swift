@@ -1,8 +1,8 @@
-// loco: the LoCo contact book from the LLVS blog post, on Linux. Contacts are Codable
-// structs stored one per value; every edit is saved straight into the store as a new
-// version, and the list is always read from the current version — the data cycle of the
-// post, with a command line instead of SwiftUI. Replicas sync through a shared directory;
-// concurrent edits of one contact merge field by field (ContactMergeArbiter).
+// loco: the LoCo contact book from the LLVS blog post, on Linux. Contacts are models
+// (`@MergeableModel`): every edit is saved straight into the store as a new version, and the
+// list is always read from the current version — the data cycle of the post, with a
+// command line instead of SwiftUI. Replicas sync through a shared directory; concurrent
+// edits of one contact merge field by field through the model layer's MergeableArbiter.
 
 import ArgumentParser
 import Foundation
@@ -15,7 +15,9 @@ final class ContactsDataSource: Sendable {
     init(storeDirectory: URL, exchangeDirectory: URL?) throws {
         storeCoordinator = try StoreCoordinator(withStoreDirectoryAt: storeDirectory.appendingPathComponent("store"),
                                                 cacheDirectoryAt: storeDirectory.appendingPathComponent("cache"))
-        storeCoordinator.mergeArbiter = ContactMergeArbiter()
+        let arbiter = MergeableArbiter()
+        arbiter.register(Contact.self)
+        storeCoordinator.mergeArbiter = arbiter
         if let exchangeDirectory {
             storeCoordinator.exchange = FileSystemExchange(rootDirectoryURL: exchangeDirectory, store: storeCoordinator.store)
         }
@@ -24,31 +26,27 @@ final class ContactsDataSource: Sendable {
     /// The contacts at the current version, sorted by name.
     var contacts: [Contact] {
         get throws {
-            try storeCoordinator.values().map(Contact.init(value:))
+            try storeCoordinator.fetchAllModels(Contact.self)
                 .sorted { ($0.person.secondName, $0.person.firstName, $0.id) < ($1.person.secondName, $1.person.firstName, $1.id) }
         }
     }
 
     /// The contact whose identifier is `idOrPrefix` or starts with it.
     func contact(_ idOrPrefix: String) throws -> Contact {
-        let matches = try contacts.filter { $0.id.rawValue == idOrPrefix || $0.id.rawValue.lowercased().hasPrefix(idOrPrefix.lowercased()) }
+        let matches = try contacts.filter { $0.id == idOrPrefix || $0.id.lowercased().hasPrefix(idOrPrefix.lowercased()) }
         guard matches.count == 1, let contact = matches.first else {
             throw ValidationError(matches.isEmpty ? "no contact \(idOrPrefix)" : "\(idOrPrefix) names \(matches.count) contacts")
         }
         return contact
     }
 
-    func add(_ contact: Contact) throws {
-        try storeCoordinator.save([.insert(try contact.encodeValue())])
-    }
-
-    func update(_ contact: Contact) throws {
-        let change: Value.Change = .update(try contact.encodeValue())
-        try storeCoordinator.save([change])
+    /// Saves a new or changed contact.
+    func save(_ contact: Contact) throws {
+        try storeCoordinator.save(contact)
     }
 
     func delete(_ contact: Contact) throws {
-        try storeCoordinator.save([.remove(contact.id)])
+        try storeCoordinator.removeModel(Contact.self, instanceIdentifier: contact.id)
     }
 
     /// Retrieves others' versions, merges, and sends the result.
@@ -105,7 +103,7 @@ struct LoCo: AsyncParsableCommand {
 
         func run() throws {
             let contact = fields.applied(to: Contact())
-            try options.dataSource().add(contact)
+            try options.dataSource().save(contact)
             print(contact.id)
         }
     }
@@ -118,7 +116,7 @@ struct LoCo: AsyncParsableCommand {
 
         func run() throws {
             let dataSource = try options.dataSource()
-            try dataSource.update(fields.applied(to: try dataSource.contact(id)))
+            try dataSource.save(fields.applied(to: try dataSource.contact(id)))
         }
     }
 
@@ -150,7 +148,7 @@ struct LoCo: AsyncParsableCommand {
                 let name = "\(contact.person.firstName) \(contact.person.secondName)"
                 let place = [contact.address.streetAddress, contact.address.postCode, contact.address.city, contact.address.country]
                     .filter { !$0.isEmpty }.joined(separator: ", ")
-                print("\(contact.id.rawValue.prefix(8))  \(name)\(place.isEmpty ? "" : "  —  \(place)")")
+                print("\(contact.id.prefix(8))  \(name)\(place.isEmpty ? "" : "  —  \(place)")")
             }
         }
     }
