@@ -83,30 +83,19 @@ struct ModelMergeResolution {
         let firstObject = try StoredModel.parse(first.data, valueId: valueId)
         let secondObject = try StoredModel.parse(second.data, valueId: valueId)
         let baseObject = try base.map { try StoredModel.parse($0.data, valueId: valueId) }
-        var versions: [Int] = []
-        for object in [firstObject, secondObject] + (baseObject.map { [$0] } ?? []) {
-            let version = try StoredModel.version(of: object, valueId: valueId)
-            guard version <= registration.modelVersion else {
-                throw ModelError.newerModelVersion(valueId: valueId, stored: version, supported: registration.modelVersion)
-            }
-            versions.append(version)
-        }
-        let (newer, older) = newerIsFirst ? (firstObject, secondObject) : (secondObject, firstObject)
         var run = PropertyMergeRun(newerIsFirst: newerIsFirst)
-        var merged = try ModelMergeEngine.mergeModel(base: baseObject, newer: newer, older: older, schema: registration.schema(), run: &run)
-        let version = max(versions[0], versions[1])
-        merged[StoredModel.versionKey] = version > 1 ? .number(.integer(Int64(version))) : nil
-        let data = JSONValue.object(merged).canonicalData
-        let (newerValue, olderValue) = newerIsFirst ? (first, second) : (second, first)
+        let merged = try ModelMergeEngine.merge(base: baseObject, first: firstObject, second: secondObject, newerIsFirst: newerIsFirst,
+                                                schema: registration.schema(), modelVersion: registration.modelVersion, valueId: valueId, run: &run)
         let outcome: ModelMergeReport.Outcome
-        if data == JSONValue.object(newer).canonicalData {
-            changes.append(.preserve(try reference(of: newerValue)))
-            outcome = newerIsFirst ? .keptFirst : .keptSecond
-        } else if data == JSONValue.object(older).canonicalData {
-            changes.append(.preserve(try reference(of: olderValue)))
-            outcome = newerIsFirst ? .keptSecond : .keptFirst
-        } else {
-            changes.append(.update(Value(id: valueId, data: data)))
+        switch merged.keeps {
+        case .first?:
+            changes.append(.preserve(try reference(of: first)))
+            outcome = .keptFirst
+        case .second?:
+            changes.append(.preserve(try reference(of: second)))
+            outcome = .keptSecond
+        case nil:
+            changes.append(.update(Value(id: valueId, data: merged.model.canonicalData)))
             outcome = .merged
         }
         report.models.append(.init(valueId: valueId, typeIdentifier: registration.typeIdentifier, fork: fork, outcome: outcome,
@@ -215,11 +204,36 @@ struct ModelMergeResolution {
     }
 }
 
-/// Merging one model's JSON object (SPEC.md section 17): `$version` aside, the properties by
-/// the schema, or the whole object by the type's own typed merge.
+/// Merging one model's JSON objects (SPEC.md section 17, "Model merges").
 enum ModelMergeEngine {
-    static func mergeModel(base: JSONObject?, newer: JSONObject, older: JSONObject, schema: MergeSchema,
-                           run: inout PropertyMergeRun) throws -> JSONObject {
+    /// The merged model and, when it equals one side's stored object, that side (whose
+    /// reference the merge keeps).
+    ///
+    /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` when a side or
+    ///   the base carries a `$version` above `modelVersion`, ``ModelError/invalidModelVersion(valueId:found:)``,
+    ///   or what a strategy throws.
+    static func merge(base: JSONObject?, first: JSONObject, second: JSONObject, newerIsFirst: Bool, schema: MergeSchema, modelVersion: Int,
+                      valueId: Value.ID, run: inout PropertyMergeRun) throws -> (model: JSONValue, keeps: Value.Fork.Branch?) {
+        var versions: [Int] = []
+        for object in [first, second] + (base.map { [$0] } ?? []) {
+            let version = try StoredModel.version(of: object, valueId: valueId)
+            guard version <= modelVersion else { throw ModelError.newerModelVersion(valueId: valueId, stored: version, supported: modelVersion) }
+            versions.append(version)
+        }
+        let (newer, older) = newerIsFirst ? (first, second) : (second, first)
+        var merged = try mergeProperties(base: base, newer: newer, older: older, schema: schema, run: &run)
+        let version = max(versions[0], versions[1])
+        merged[StoredModel.versionKey] = version > 1 ? .number(.integer(Int64(version))) : nil
+        let result = JSONValue.object(merged)
+        let bytes = result.canonicalData
+        if bytes == JSONValue.object(newer).canonicalData { return (result, newerIsFirst ? .first : .second) }
+        if bytes == JSONValue.object(older).canonicalData { return (result, newerIsFirst ? .second : .first) }
+        return (result, nil)
+    }
+
+    /// The objects merged, `$version` aside: key by key, or whole by the type's own merge.
+    private static func mergeProperties(base: JSONObject?, newer: JSONObject, older: JSONObject, schema: MergeSchema,
+                                        run: inout PropertyMergeRun) throws -> JSONObject {
         if schema.typedMerge != nil {
             func strip(_ object: JSONObject) -> JSONValue {
                 var object = object

@@ -22,17 +22,29 @@ enum StoredModel {
         guard Model.modelVersion >= 1, Model.modelVersion <= maximumVersion else {
             throw .unencodable(type: String(describing: Model.self), reason: "its modelVersion \(Model.modelVersion) is not from 1 to 2^53")
         }
-        guard case .object(var object) = try ModelCoding.encode(model) else {
+        guard case .object(let object) = try ModelCoding.encode(model) else {
             throw .unencodable(type: String(describing: Model.self), reason: "a model must encode as a JSON object")
         }
-        object[versionKey] = Model.modelVersion > 1 ? .number(.integer(Int64(Model.modelVersion))) : nil
+        var stored: JSONObject?
+        if let existing { stored = try parse(existing, valueId: valueId) }
+        return try storedForm(of: object, modelVersion: Model.modelVersion, knownKeys: Model.modelCodingKeys,
+                              schema: (Model.self as? any Mergeable.Type)?.mergeSchema, replacing: stored, valueId: valueId).canonicalData
+    }
+
+    /// The stored form of a model encoded as `object`: `$version` set from `modelVersion`
+    /// (left out when 1), and the members of `existing` the type does not know kept.
+    ///
+    /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` or
+    ///   ``ModelError/invalidModelVersion(valueId:found:)`` for `existing`.
+    static func storedForm(of object: JSONObject, modelVersion: Int, knownKeys: [String]?, schema: MergeSchema?,
+                           replacing existing: JSONObject?, valueId: Value.ID) throws(ModelError) -> JSONValue {
+        var object = object
+        object[versionKey] = modelVersion > 1 ? .number(.integer(Int64(modelVersion))) : nil
         if let existing {
-            let stored = try parse(existing, valueId: valueId)
-            try checkVersion(of: stored, valueId: valueId, supported: Model.modelVersion)
-            object = carryUnknownMembers(into: object, from: stored, knownKeys: Model.modelCodingKeys,
-                                         schema: (Model.self as? any Mergeable.Type)?.mergeSchema)
+            try checkVersion(of: existing, valueId: valueId, supported: modelVersion)
+            object = carryUnknownMembers(into: object, from: existing, knownKeys: knownKeys, schema: schema)
         }
-        return JSONValue.object(object).canonicalData
+        return .object(object)
     }
 
     /// The model stored in `data`.
