@@ -294,7 +294,7 @@ let modules: [Module] = [
     Module(name: "llvs-demo", kind: .tool, package: nil, local: ["LLVS"], external: []),
     Module(name: "the-message", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
     Module(name: "loco", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
-    Module(name: "llvs-bench", kind: .tool, package: nil, local: ["LLVS", "LLVSSyncStorage", "LLVSSyncServer"],
+    Module(name: "llvs-bench", kind: .tool, package: nil, local: ["LLVS", "LLVSMap", "LLVSSyncStorage", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools")]),
     Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", "LLVSModelTesting"],
            external: [argumentParser]),

@@ -13,6 +13,7 @@ struct LLVSBench: AsyncParsableCommand {
             The backend 'history' measures the in-memory version graph alone, before any storage.
             W10 (KeyValueDatabase) runs on 'sqlite' (a database directory) and 'memory' only.
             W11 (this project's own: merges atop a criss-cross ladder and a braid) is not in BENCHMARKS.md.
+            W12 (typed models: saves, fetches, fetch-all, a model merge beside a plain merge) is BENCHMARKS.md's typed-models workload.
             """)
 
     @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
@@ -96,6 +97,7 @@ struct Workload {
             Workload(id: "W9", backends: ["file", "sqlite", "memory"], run: HTTPWorkloads.w9),
             Workload(id: "W10", backends: BenchmarkKeyValueDatabase.backends, run: KeyValueWorkloads.w10),
             Workload(id: "W11", backends: ["file", "sqlite", "memory"], run: CrissCrossWorkloads.w11),
+            Workload(id: "W12", backends: ["file", "sqlite", "memory"], run: ModelWorkloads.w12),
         ]
     }
 }

@@ -7,6 +7,7 @@ import unittest
 from llvs_port.binary import FormatError
 
 DIRECTORY = pathlib.Path(__file__).resolve().parents[3] / "conformance" / "formats"
+MODELS = DIRECTORY.parent / "models"
 
 
 def load(name):

@@ -83,4 +83,22 @@ import LLVS
         #expect(SnapshotPolicy.auto.minimumNewVersions == 20)
         #expect(try await exchange.retrieveAllVersionIdentifiers().count == 2, "the shared empty root and the save")
     }
+
+    @Test func theModelLayerAndItsMacrosAreAvailable() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-umbrella-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(rootDirectoryURL: directory)
+        let version = try store.save(UmbrellaModel(title: "Hello"), instanceIdentifier: "one", basedOn: nil)
+        #expect(try store.fetchModel(UmbrellaModel.self, instanceIdentifier: "one", at: version.id)?.title == "Hello")
+        let arbiter = MergeableArbiter()
+        arbiter.register(UmbrellaModel.self)
+        #expect(arbiter.registeredTypeIdentifiers == ["UmbrellaModel"])
+        #expect(UmbrellaModel.mergeSchema.strategy(forKey: "count")?.name == "counter")
+    }
+}
+
+@MergeableModel
+struct UmbrellaModel {
+    var title = ""
+    @Merged(using: .counter) var count = 0
 }

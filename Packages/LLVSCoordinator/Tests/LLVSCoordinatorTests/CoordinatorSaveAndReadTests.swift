@@ -44,6 +44,32 @@ import Testing
         #expect(coordinator.currentVersion == explicit.id)
     }
 
+    /// `save(in:metadata:makingChanges:)` hands its closure the version it will save on
+    /// (the current version, or a branch's head); a throwing closure saves nothing, and one
+    /// returning no changes saves nothing either.
+    @Test func changesMadeFromTheBaseVersionAreSavedOnIt() throws {
+        let directories = try CoordinatorDirectories()
+        let coordinator = try directories.makeCoordinator()
+        let first = try #require(try coordinator.save(inserting: [textValue("A", "1")]))
+        let second = try #require(try coordinator.save { base in
+            #expect(base == first.id)
+            let current = text(of: try coordinator.store.value(id: "A", at: base)) ?? ""
+            return [.update(textValue("A", current + "+1"))]
+        })
+        #expect(second.predecessorIds == [first.id] && coordinator.currentVersion == second.id)
+        #expect(text(of: try coordinator.value(id: "A")) == "1+1")
+        struct Refused: Error {}
+        #expect(throws: Refused.self) { try coordinator.save { _ in throw Refused() } }
+        #expect(try coordinator.save { _ in [] } == nil)
+        #expect(coordinator.currentVersion == second.id)
+        let branch = Branch("draft")
+        let onBranch = try #require(try coordinator.save(in: branch) { base in
+            #expect(base == second.id)
+            return [.insert(textValue("B", "b"))]
+        })
+        #expect(coordinator.currentVersion == second.id && coordinator.heads(withBranch: branch) == [onBranch.id])
+    }
+
     @Test func aRejectedSaveLeavesTheCurrentVersion() throws {
         let directories = try CoordinatorDirectories()
         let coordinator = try directories.makeCoordinator()
