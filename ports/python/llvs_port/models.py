@@ -92,7 +92,7 @@ class Strategy:
     properties: dict = None
     custom: str = None
 
-    def property(self, key):
+    def strategy_for(self, key):
         """A model's strategy for a key: the listed one, or `threeWay`."""
         return self.properties.get(key, THREE_WAY)
 
@@ -102,16 +102,20 @@ THREE_WAY = Strategy("threeWay")
 
 def strategy_from_json(obj):
     """A strategy from its JSON form (section 17, Schemas)."""
-    name = obj.get("strategy") if isinstance(obj, dict) else None
+    if not isinstance(obj, dict):
+        raise ModelError("unknownStrategy", f"not a strategy: {obj!r}")
+    name = obj.get("strategy")
     if name in SIMPLE:
         return Strategy(name)
     removal = obj.get("removal", "updateWins")
     if name in ("list", "dictionary") and removal not in REMOVALS:
         raise ModelError("unknownStrategy", f"removal rule {removal!r}")
     if name == "list" and isinstance(obj.get("idKey"), str):
-        return Strategy("list", id_key=obj["idKey"], element=strategy_from_json(obj.get("element", {"strategy": "threeWay"})), removal=removal)
+        element = strategy_from_json(obj.get("element", {"strategy": "threeWay"}))
+        return Strategy("list", id_key=obj["idKey"], element=element, removal=removal)
     if name == "dictionary":
-        return Strategy("dictionary", element=strategy_from_json(obj.get("value", {"strategy": "threeWay"})), removal=removal)
+        value = strategy_from_json(obj.get("value", {"strategy": "threeWay"}))
+        return Strategy("dictionary", element=value, removal=removal)
     if name == "model" and isinstance(obj.get("properties", {}), dict):
         return Strategy("model", properties={k: strategy_from_json(s) for k, s in obj.get("properties", {}).items()})
     if name == "custom" and isinstance(obj.get("name"), str):
@@ -318,7 +322,7 @@ def _model(b, n, o, s, custom):
     b = b or {}
     merged = {}
     for key in dict.fromkeys([*b, *n, *o]):
-        value = merge_value(b.get(key), n.get(key), o.get(key), s.property(key), custom)
+        value = merge_value(b.get(key), n.get(key), o.get(key), s.strategy_for(key), custom)
         if value is not None:
             merged[key] = value
     return merged
@@ -338,9 +342,9 @@ _STRATEGIES = {"threeWay": _three_way, "counter": _counter, "set": _set, "multiV
 # Matching, list order, text merge ---------------------------------------------------------
 
 def matching(a, b):
-    """"Matching": pairs (i, j) with a[i] == b[j], both increasing — the common prefix, the
-    common suffix of what remains, then Myers' greedy algorithm on the rest (nothing of the
-    rest when it needs more than min(1000, 10,000,000 // (n + m)) steps)."""
+    """Section 17, Matching: pairs (i, j) with a[i] == b[j], both increasing — the common
+    prefix, the common suffix of what remains, then Myers' greedy algorithm on the rest
+    (nothing of the rest when it needs more than min(1000, 10,000,000 // (n + m)) steps)."""
     n, m = len(a), len(b)
     prefix = 0
     while prefix < n and prefix < m and a[prefix] == b[prefix]:
@@ -409,8 +413,8 @@ def _moved(base_ids, side_ids, in_base):
 
 
 def list_order(base_ids, newer_ids, older_ids, surviving):
-    """"List order": the surviving identifiers — the skeleton, each followed by the elements
-    placed after it (older side's first, then the newer's, depth first)."""
+    """Section 17, List order: the surviving identifiers — the skeleton, each followed by
+    the elements placed after it (the older side's first, then the newer's, depth first)."""
     sides = (newer_ids, older_ids)
     held = (set(newer_ids), set(older_ids))
     if base_ids is None:
@@ -462,7 +466,7 @@ def _settle(base, newer, older):
 
 
 def merge_text(base, newer, older):
-    """"Text merge": diff3 on Unicode scalars (Python's str is a sequence of them)."""
+    """Section 17, Text merge: diff3 on Unicode scalars (Python's str is a sequence of them)."""
     to_newer, to_older = dict(matching(base, newer)), dict(matching(base, older))
     out = []
     b = n = o = 0
@@ -516,9 +520,9 @@ def _without_version(obj):
 
 
 def merge_models(base, first, second, schema, reader_version, custom=CUSTOM):
-    """"Model merges": two stored models (Sides) against the base (None: none). Returns the
-    merged object and the Side whose stored object it equals (the newer checked first), or
-    None when it is new data."""
+    """Section 17, Model merges: two stored models (Sides) against the base (None: none).
+    Returns the merged object and the Side whose stored object it equals (the newer checked
+    first), or None when it is new data."""
     newer, older = by_recency(first, second)
     if base is not None:
         _readable(base, reader_version)
@@ -541,7 +545,7 @@ def _keep_members(existing, encoded, strategy, known_keys=None):
     if strategy.name == "model" and isinstance(existing, dict) and isinstance(encoded, dict):
         kept = {}
         for key, value in encoded.items():
-            inner = strategy.property(key)
+            inner = strategy.strategy_for(key)
             kept[key] = _keep_members(existing[key], value, inner) if key in existing else value
         for key, value in existing.items():
             if key not in encoded and (known_keys is None or key not in known_keys):
@@ -554,7 +558,8 @@ def _keep_members(existing, encoded, strategy, known_keys=None):
                 stored.setdefault(dumps(element[strategy.id_key]), element)
         kept = []
         for element in encoded:
-            key = dumps(element[strategy.id_key]) if isinstance(element, dict) and element.get(strategy.id_key) is not None else None
+            identified = isinstance(element, dict) and element.get(strategy.id_key) is not None
+            key = dumps(element[strategy.id_key]) if identified else None
             kept.append(_keep_members(stored[key], element, strategy.element) if key in stored else element)
         return kept
     if strategy.name == "dictionary" and isinstance(existing, dict) and isinstance(encoded, dict):
@@ -564,8 +569,9 @@ def _keep_members(existing, encoded, strategy, known_keys=None):
 
 
 def stored_form(encoded, reader_version, known_keys=None, schema=None, existing=None):
-    """"Stored form" of a save: the type's encoding with `$version` (left out when 1), and,
-    replacing ``existing`` (None: nothing stored), the stored members it does not encode.
+    """Section 17, Stored form, of a save: the type's encoding with `$version` (left out
+    when 1), and, replacing ``existing`` (None: nothing stored), the stored members it does
+    not encode.
     A stored `$version` above the reader's fails (`newerModelVersion`), one that is not an
     integer from 1 to 2⁵³ too (`invalidModelVersion`)."""
     form = _without_version(encoded)
