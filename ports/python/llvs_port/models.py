@@ -539,18 +539,23 @@ def merge_models(base, first, second, schema, reader_version, custom=CUSTOM):
 
 def _keep_members(existing, encoded, strategy, known_keys=None):
     """The encoding with the members of the stored value it does not encode: keys not in
-    ``known_keys`` (None: keys the encoding lacks), within nested models, list elements (by
-    identifier, those the encoding holds) and dictionary entries (by key) their strategy
-    reaches."""
+    ``known_keys`` (None: keys the encoding lacks), within nested models (whose own schema's
+    keys are their known keys), list elements (by identifier, those the encoding holds) and
+    dictionary entries (by key) their strategy reaches."""
     if strategy.name == "model" and isinstance(existing, dict) and isinstance(encoded, dict):
         kept = {}
         for key, value in encoded.items():
             inner = strategy.strategy_for(key)
-            kept[key] = _keep_members(existing[key], value, inner) if key in existing else value
+            inner_known = set(inner.properties) if inner.name == "model" else None
+            kept[key] = _keep_members(existing[key], value, inner, inner_known) if key in existing else value
         for key, value in existing.items():
             if key not in encoded and (known_keys is None or key not in known_keys):
                 kept[key] = value
         return kept
+    if strategy.name in ("list", "dictionary") and strategy.element.name == "model":
+        element_known = set(strategy.element.properties)
+    else:
+        element_known = None
     if strategy.name == "list" and isinstance(existing, list) and isinstance(encoded, list):
         stored = {}
         for element in existing:
@@ -560,10 +565,10 @@ def _keep_members(existing, encoded, strategy, known_keys=None):
         for element in encoded:
             identified = isinstance(element, dict) and element.get(strategy.id_key) is not None
             key = dumps(element[strategy.id_key]) if identified else None
-            kept.append(_keep_members(stored[key], element, strategy.element) if key in stored else element)
+            kept.append(_keep_members(stored[key], element, strategy.element, element_known) if key in stored else element)
         return kept
     if strategy.name == "dictionary" and isinstance(existing, dict) and isinstance(encoded, dict):
-        return {key: _keep_members(existing[key], value, strategy.element) if key in existing else value
+        return {key: _keep_members(existing[key], value, strategy.element, element_known) if key in existing else value
                 for key, value in encoded.items()}
     return encoded
 

@@ -10,17 +10,6 @@ from llvs_port.models import (ModelError, Side, canonical, list_order, loads, ma
 from tests.vector_support import MODELS
 
 
-# Cases whose vector disagrees with SPEC.md; the port follows the SPEC and the test checks
-# the SPEC's result (and that the vector still says otherwise, so a corrected vector is
-# noticed). "dictionary: keys by bytes": base {}, the newer side {"\u00e9": 1}, the older
-# {"e\u0301": 2}. Keys are distinct strings by their UTF-8 bytes (section 1, and section 2's
-# objects), so each is an entry one side inserted (steps 4 and "Entries") and both are kept;
-# the vector keeps only {"\u00e9": 1}, as if the keys were one (Swift's String ==).
-SPEC_RESULTS = {
-    "dictionary: keys by bytes": {"\u00e9": 1, "e\u0301": 2},
-}
-
-
 def load(name):
     """A vector file read as the port reads JSON (integers exact, `-0` a double)."""
     return loads((MODELS / name).read_text(encoding="utf-8"))
@@ -62,10 +51,6 @@ class ModelVectorTests(unittest.TestCase):
                     merge = lambda: merge_sides(case.get("base"), x, y, strategy)
                     if "error" in case:
                         self.assertFails(case["error"], merge, message)
-                    elif case["name"] in SPEC_RESULTS:
-                        self.assertSameJSON(merge(), SPEC_RESULTS[case["name"]], f"{message}: SPEC.md's result")
-                        self.assertNotEqual(shown(case.get("result")), shown(SPEC_RESULTS[case["name"]]),
-                                            f"{message}: the vector now agrees with SPEC.md; drop it from SPEC_RESULTS")
                     else:
                         self.assertSameJSON(merge(), case.get("result"), message)
 

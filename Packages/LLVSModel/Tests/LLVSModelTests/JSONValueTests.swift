@@ -67,6 +67,19 @@ import Testing
         }
     }
 
+    /// `$version` (SPEC.md section 17): absent or null is 1, `2` and `2.0` are 2, and
+    /// anything else is not a model version.
+    @Test func modelVersionsAreNumbersEqualToIntegers() throws {
+        func version(_ text: String) throws -> Int {
+            try StoredModel.version(of: try #require(try JSONValue(parsing: Data(text.utf8)).objectValue), valueId: "M/x")
+        }
+        #expect(try version("{}") == 1 && version(#"{"$version":null}"#) == 1)
+        #expect(try version(#"{"$version":2}"#) == 2 && version(#"{"$version":2.0}"#) == 2 && version(#"{"$version":2e0}"#) == 2)
+        for invalid in [#"2.5"#, #"0"#, #"-1"#, #""2""#, #"9007199254740993"#, #"1e300"#, #"[2]"#] {
+            #expect(throws: ModelError.self, "\(invalid)") { try version(#"{"$version":\#(invalid)}"#) }
+        }
+    }
+
     private struct Value: Codable {
         var number: Double
         var text: String

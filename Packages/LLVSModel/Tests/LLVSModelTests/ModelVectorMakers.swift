@@ -55,6 +55,8 @@ struct MergeVectorMaker {
             if let keeps = merged.keeps { members.append(("keeps", .string(keeps == .first ? "first" : "second"))) }
         } catch ModelError.newerModelVersion {
             members.append(("error", .string("newerModelVersion")))
+        } catch ModelError.invalidModelVersion {
+            members.append(("error", .string("invalidModelVersion")))
         }
         models.append(.object(JSONObject(members)))
     }
@@ -107,7 +109,7 @@ struct MergeVectorMaker {
         try property("set: sorted by canonical bytes", s("set"), base: "[]", #"["b",10,{"a":1}]"#, #"[2,"a",true,null]"#)
         try property("set: duplicates once", s("set"), base: "[]", "[1,1,2]", "[3,1]")
         try property("set: no base unites", s("set"), base: nil, "[1,2]", "[2,3]")
-        try property("set: base not an array counts as empty", s("set"), base: #""x""#, "[1]", "[2]")
+        try property("set: a base that is not an array, threeWay", s("set"), base: #""x""#, "[1]", "[2]")
         // Multi-values.
         try property("multiValue: concurrent writes both kept", s("multiValue"), base: #"["a"]"#, #"["b"]"#, #"["c"]"#)
         try property("multiValue: settled differently on both sides keeps both", s("multiValue"), base: #"["b","c"]"#, #"["b"]"#, #"["c"]"#)
@@ -159,6 +161,8 @@ struct MergeVectorMaker {
                      cardList(card("a"), card("b"), card("n"), card("c")), cardList(card("a"), card("c"), card("m")))
         try property("list: no base, the newer's order then the older's elements", cards, base: nil,
                      cardList(card("a"), card("b")), cardList(card("b"), card("c")))
+        try property("list: identifiers compare as bytes", Self.list(), base: "[]", "[{\"id\":\"\u{E9}\",\"v\":1}]",
+                     "[{\"id\":\"e\u{301}\",\"v\":2}]")
         try property("list: integer identifiers", Self.list(), base: #"[{"id":1},{"id":2}]"#, #"[{"id":2},{"id":1}]"#, #"[{"id":1},{"id":2},{"id":3}]"#)
         try property("list: an identifier twice, threeWay", Self.list(), base: "[]", #"[{"id":1},{"id":1}]"#, #"[{"id":2}]"#)
         try property("list: an element without its identifier, threeWay", Self.list(), base: "[]", #"[{"id":1},{"x":1}]"#, #"[{"id":2}]"#)
@@ -172,6 +176,7 @@ struct MergeVectorMaker {
         let nested = Self.model([("x", s("counter")), ("name", s("text"))])
         try property("model: properties merged one by one, unlisted ones threeWay", nested, base: #"{"x":1,"name":"ab","z":0}"#,
                      #"{"x":2,"name":"aXb","z":1}"#, #"{"x":3,"name":"abY","z":2}"#)
+        try property("model: keys compare as bytes", nested, base: "{}", "{\"\u{E9}\":1,\"x\":1}", "{\"e\u{301}\":2,\"x\":1}")
         try property("model: no base merges two-way", nested, base: nil, #"{"x":2,"name":"a"}"#, #"{"x":3,"name":"b","w":1}"#)
         try property("custom longer: the longer", Self.longer, base: #""a""#, #""bb""#, #""ccc""#)
         try property("custom longer: equal length, the newer", Self.longer, base: #""a""#, #""bb""#, #""cc""#)
@@ -190,6 +195,8 @@ struct MergeVectorMaker {
                   #"{"name":"n1","color":"red","size":2}"#, #"{"name":"n","color":"blue"}"#)
         try model("$version: the greater side's", schema, version: 3, base: #"{"name":"n"}"#, #"{"name":"n1","$version":2}"#, #"{"name":"n","views":1}"#)
         try model("$version 1 is left out", schema, version: 2, base: #"{"name":"n"}"#, #"{"$version":1,"name":"a"}"#, #"{"name":"b","$version":1}"#)
+        try model("$version null is 1", schema, version: 1, base: #"{"name":"n","$version":null}"#, #"{"name":"a","$version":null}"#, #"{"name":"n"}"#)
+        try model("a $version that is not an integer fails", schema, version: 3, base: #"{"name":"n"}"#, #"{"name":"a","$version":2.5}"#, #"{"name":"n"}"#)
         try model("a newer model version fails", schema, version: 1, base: #"{"name":"n"}"#, #"{"name":"a","$version":2}"#, #"{"name":"b"}"#)
         try model("a newer base fails too", schema, version: 2, base: #"{"name":"n","$version":3}"#, #"{"name":"a"}"#, #"{"name":"b"}"#)
         try model("no base: inserted on both sides", schema, base: nil, #"{"name":"a","views":2,"tags":["x"]}"#, #"{"name":"b","views":3,"tags":["y"]}"#)
@@ -277,6 +284,11 @@ struct StoredVectorMaker {
                    schema: #"{"properties":{"inner":{"strategy":"model","properties":{"x":{"strategy":"threeWay"}}},"items":{"strategy":"list","idKey":"id","element":{"strategy":"model","properties":{"id":{"strategy":"threeWay"},"v":{"strategy":"threeWay"}}},"removal":"updateWins"},"map":{"strategy":"dictionary","value":{"strategy":"model","properties":{"x":{"strategy":"threeWay"}}},"removal":"updateWins"}}}"#,
                    existing: #"{"inner":{"x":1,"extra":true},"items":[{"id":1,"v":1,"p":9},{"id":2,"v":2,"p":8}],"map":{"k":{"x":1,"q":7}}}"#,
                    encoded: #"{"inner":{"x":2},"items":[{"id":2,"v":3},{"id":3,"v":4}],"map":{"k":{"x":5},"l":{"x":6}}}"#)
+        maker.save("a nested model's own keys are known: one its encoding leaves out stays out", knownKeys: ["inner"],
+                   schema: #"{"properties":{"inner":{"strategy":"model","properties":{"x":{"strategy":"threeWay"},"note":{"strategy":"threeWay"}}}}}"#,
+                   existing: #"{"inner":{"x":1,"note":"n","extra":true}}"#, encoded: #"{"inner":{"x":2}}"#)
+        maker.save("keys compare as bytes", knownKeys: ["\u{E9}"], existing: "{\"e\u{301}\":1,\"\u{E9}\":2}", encoded: "{\"\u{E9}\":3}")
+        maker.save("$version null is 1", knownKeys: ["name"], existing: #"{"$version":null,"name":"a"}"#, encoded: #"{"name":"b"}"#)
         maker.save("$version of the stored value is replaced", knownKeys: ["name"], version: 2, existing: #"{"$version":1,"name":"a"}"#,
                    encoded: #"{"name":"b"}"#)
         maker.save("a stored value of a newer model version is refused", knownKeys: ["name"], version: 2,

@@ -59,6 +59,8 @@ import Testing
                     #expect(keeps.map(JSONValue.string) == fields["keeps"], "\(fields["name"]?.description ?? "?")")
                 } catch ModelError.newerModelVersion {
                     #expect(fields["error"] == .string("newerModelVersion"), "\(fields["name"]?.description ?? "?")")
+                } catch ModelError.invalidModelVersion {
+                    #expect(fields["error"] == .string("invalidModelVersion"), "\(fields["name"]?.description ?? "?")")
                 }
             }
         }

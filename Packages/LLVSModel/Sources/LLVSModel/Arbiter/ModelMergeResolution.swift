@@ -244,6 +244,6 @@ enum ModelMergeEngine {
             guard case .object(let object)? = merged else { throw ModelError.undecodable(type: "model", reason: "the typed merge did not give an object") }
             return object
         }
-        return try run.mergeObject(base, newer, older, schema: schema, path: "", excluded: [StoredModel.versionKey])
+        return try run.mergeObject(base, newer, older, schema: schema, path: "", excluded: [ByteKey(StoredModel.versionKey)])
     }
 }

@@ -11,13 +11,18 @@
 enum ListOrder {
     private enum Owner { case newer, older }
 
-    /// The identifiers of `surviving` in their merged order.
+    /// The identifiers of `surviving` in their merged order. Identifiers compare as bytes.
     ///
     /// - Complexity: O(n · d) for the matching (d bounded, ``SequenceMatching``), O(n) after.
-    static func merge(base: [String]?, newer: [String], older: [String], surviving: Set<String>) -> [String] {
+    static func merge(base: [String]?, newer: [String], older: [String], surviving: [String]) -> [String] {
+        order(base: base?.map(ByteKey.init), newer: newer.map(ByteKey.init), older: older.map(ByteKey.init),
+              surviving: Set(surviving.map(ByteKey.init))).map(\.string)
+    }
+
+    private static func order(base: [ByteKey]?, newer: [ByteKey], older: [ByteKey], surviving: Set<ByteKey>) -> [ByteKey] {
         let inNewer = Set(newer), inOlder = Set(older)
-        var skeleton: [String]
-        var owner: [String: Owner] = [:]
+        var skeleton: [ByteKey]
+        var owner: [ByteKey: Owner] = [:]
         if let base {
             let inBase = Set(base)
             let movedOnNewer = moved(base, newer), movedOnOlder = moved(base, older)
@@ -42,11 +47,10 @@ enum ListOrder {
         }
         let skeletonSet = Set(skeleton)
 
-        // Children of each anchor ("" anchors the start; identifiers are JSON texts, never
-        // empty), the older side's first.
-        var children: [String: [String]] = [:]
+        // Children of each anchor (nil anchors the start), the older side's first.
+        var children: [ByteKey?: [ByteKey]] = [:]
         for (side, list) in [(Owner.older, older), (Owner.newer, newer)] {
-            var anchor = ""
+            var anchor: ByteKey?
             for id in list {
                 if let placedBy = owner[id], placedBy == side {
                     children[anchor, default: []].append(id)
@@ -57,9 +61,9 @@ enum ListOrder {
             }
         }
 
-        var order: [String] = []
+        var order: [ByteKey] = []
         order.reserveCapacity(surviving.count)
-        func emitChildren(of anchor: String) {
+        func emitChildren(of anchor: ByteKey?) {
             // Depth first without recursion: a long run of inserts is a long chain.
             var stack = Array((children[anchor] ?? []).reversed())
             while let id = stack.popLast() {
@@ -67,7 +71,7 @@ enum ListOrder {
                 stack.append(contentsOf: (children[id] ?? []).reversed())
             }
         }
-        emitChildren(of: "")
+        emitChildren(of: nil)
         for id in skeleton {
             order.append(id)
             emitChildren(of: id)
@@ -77,7 +81,7 @@ enum ListOrder {
 
     /// The elements of `base` that `side` also holds but moved: those outside the matching
     /// of the two lists' common elements.
-    private static func moved(_ base: [String], _ side: [String]) -> Set<String> {
+    private static func moved(_ base: [ByteKey], _ side: [ByteKey]) -> Set<ByteKey> {
         let inSide = Set(side), inBase = Set(base)
         let baseCommon = base.filter { inSide.contains($0) }
         let sideCommon = side.filter { inBase.contains($0) }

@@ -40,13 +40,13 @@ public struct MergeSchema: Sendable {
     /// written by hand): the whole value's merge on JSON, and the type's name.
     let typedMerge: (name: String, merge: @Sendable (JSONValue?, JSONValue, JSONValue) throws -> JSONValue)?
 
-    private let strategiesByKey: [String: MergeStrategy]
+    private let strategiesByKey: [ByteKey: MergeStrategy]
 
     /// A schema of these properties.
     public init(_ properties: [Property]) {
         self.properties = properties
         self.typedMerge = nil
-        self.strategiesByKey = Dictionary(properties.map { ($0.key, $0.strategy) }, uniquingKeysWith: { _, last in last })
+        self.strategiesByKey = Dictionary(properties.map { (ByteKey($0.key), $0.strategy) }, uniquingKeysWith: { _, last in last })
     }
 
     private init(typedName: String, merge: @escaping @Sendable (JSONValue?, JSONValue, JSONValue) throws -> JSONValue) {
@@ -74,7 +74,7 @@ public struct MergeSchema: Sendable {
 
     /// The strategy of `key`, or nil when the schema does not list it.
     public func strategy(forKey key: String) -> MergeStrategy? {
-        strategiesByKey[key]
+        strategiesByKey[ByteKey(key)]
     }
 
     /// The coding keys the schema lists, or nil for a type that merges itself.

@@ -136,11 +136,9 @@ struct PropertyMergeRun {
     /// The members of an object merged key by key: listed keys with their strategy, others
     /// three-way. Keys in `excluded` are left out.
     mutating func mergeObject(_ base: JSONObject?, _ newer: JSONObject, _ older: JSONObject, schema: MergeSchema, path: String,
-                              excluded: Set<String> = []) throws -> JSONObject {
-        var keys = Set(newer.keys).union(older.keys)
-        if let base { keys.formUnion(base.keys) }
+                              excluded: Set<ByteKey> = []) throws -> JSONObject {
         var merged = JSONObject()
-        for key in keys.subtracting(excluded).sorted(by: { compareUTF8($0, $1) < 0 }) {
+        for key in JSONObject.unionOfKeys([base, newer, older]) where !excluded.contains(ByteKey(key)) {
             let memberPath = path.isEmpty ? key : "\(path).\(key)"
             if let value = try merge(base?[key], newer[key], older[key], strategy: schema.strategy(forKey: key) ?? .threeWay, path: memberPath) {
                 merged[key] = value
@@ -154,10 +152,8 @@ struct PropertyMergeRun {
     /// inserted on one or both sides → kept (two inserts merged without a base).
     private mutating func mergeEntries(_ base: JSONObject?, _ newer: JSONObject, _ older: JSONObject, strategy: (String) -> MergeStrategy,
                                        removal: RemovalRule, path: String, entryPath: (String) -> String) throws -> JSONObject {
-        var keys = Set(newer.keys).union(older.keys)
-        if let base { keys.formUnion(base.keys) }
         var merged = JSONObject()
-        for key in keys.sorted(by: { compareUTF8($0, $1) < 0 }) {
+        for key in JSONObject.unionOfKeys([base, newer, older]) {
             let b = base?[key].flatMap(Self.present), n = Self.present(newer[key]), o = Self.present(older[key])
             let elementStrategy = strategy(key)
             if let b, (n == nil) != (o == nil) {
@@ -197,7 +193,7 @@ struct PropertyMergeRun {
         }
         let merged = try mergeEntries(baseList?.byId, newerList.byId, olderList.byId, strategy: { _ in element }, removal: removal,
                                       path: path, entryPath: { "\(path)[\($0)]" })
-        let order = ListOrder.merge(base: baseList?.ids, newer: newerList.ids, older: olderList.ids, surviving: Set(merged.keys))
+        let order = ListOrder.merge(base: baseList?.ids, newer: newerList.ids, older: olderList.ids, surviving: merged.keys)
         return .array(order.compactMap { merged[$0] })
     }
 }

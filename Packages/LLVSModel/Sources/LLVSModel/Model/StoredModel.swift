@@ -74,12 +74,18 @@ enum StoredModel {
     /// The model version a stored model carries (1 when it has none).
     ///
     /// - Throws: ``ModelError/invalidModelVersion(valueId:found:)``.
+    /// Absent or `null` is 1; otherwise a number equal to an integer from 1 to 2⁵³ (`2` and
+    /// `2.0` alike, as canonical JSON makes them one number).
     static func version(of object: JSONObject, valueId: Value.ID) throws(ModelError) -> Int {
-        guard let value = object[versionKey] else { return 1 }
-        guard case .number(.integer(let version)) = value, version >= 1, version <= maximumVersion else {
+        guard let value = object[versionKey], value != .null else { return 1 }
+        switch value {
+        case .number(.integer(let version)) where version >= 1 && version <= maximumVersion:
+            return Int(version)
+        case .number(.double(let version)) where version >= 1 && version <= Double(maximumVersion) && version.rounded(.towardZero) == version:
+            return Int(version)
+        default:
             throw .invalidModelVersion(valueId: valueId, found: value.description)
         }
-        return Int(version)
     }
 
     /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` when the stored
@@ -94,14 +100,14 @@ enum StoredModel {
     /// models, list elements and dictionary entries the schema describes.
     static func carryUnknownMembers(into new: JSONObject, from stored: JSONObject, knownKeys: [String]?, schema: MergeSchema?) -> JSONObject {
         var result = new
-        let known = knownKeys.map(Set.init)
+        let known = knownKeys.map { Set($0.map(ByteKey.init)) }
         for (key, value) in stored where key != versionKey {
             guard let newValue = new[key] else {
-                if let known, known.contains(key) { continue }
+                if let known, known.contains(ByteKey(key)) { continue }
                 result[key] = value
                 continue
             }
-            if known?.contains(key) == false {
+            if known?.contains(ByteKey(key)) == false {
                 continue
             }
             if let strategy = schema?.strategy(forKey: key) {
