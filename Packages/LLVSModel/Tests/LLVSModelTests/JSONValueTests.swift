@@ -17,6 +17,16 @@ import Testing
         #expect(try parse(value.description) == value)
     }
 
+    @Test func integersStayExactAtEveryLength() throws {
+        #expect(try parse("999999999999999999") == .number(.integer(999_999_999_999_999_999)))
+        #expect(try parse("-999999999999999999") == .number(.integer(-999_999_999_999_999_999)))
+        #expect(try parse("9223372036854775807") == .number(.integer(.max)))
+        #expect(try parse("-9223372036854775808") == .number(.integer(.min)))
+        #expect(try parse("9223372036854775808") == .number(.largeInteger("9223372036854775808")))
+        #expect(try parse("-0").description == "-0" && parse("0").description == "0")
+        #expect(try parse(#"["a\"b","\u00e9","é"]"#).description == #"["a\"b","é","é"]"#)
+    }
+
     @Test func numbersCompareByTheirCanonicalText() throws {
         #expect(try parse("1") == parse("1.0"))
         #expect(try parse("100") == parse("1e2"))

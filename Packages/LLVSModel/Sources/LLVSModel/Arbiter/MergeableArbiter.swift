@@ -33,7 +33,7 @@ public final class MergeableArbiter: MergeArbiter, Sendable {
     struct Registration: Sendable {
         let typeIdentifier: String
         let typeName: String
-        let schema: @Sendable () -> MergeSchema
+        let schema: MergeSchema
         let modelVersion: Int
         let removalRule: RemovalRule
         let insertionRule: InsertionRule
@@ -80,7 +80,7 @@ public final class MergeableArbiter: MergeArbiter, Sendable {
     /// again replaces its registration.
     public func register<Model: StorableModel & Mergeable>(_ type: Model.Type) {
         let registration = Registration(
-            typeIdentifier: Model.modelTypeIdentifier, typeName: String(describing: type), schema: { Model.mergeSchema },
+            typeIdentifier: Model.modelTypeIdentifier, typeName: String(describing: type), schema: MergeSchemaCache.schema(of: Model.self),
             modelVersion: Model.modelVersion, removalRule: Model.removalRule, insertionRule: Model.insertionRule,
             referenceTargets: { data, valueId in ModelReferences.targets(of: try StoredModel.decode(Model.self, from: data, valueId: valueId)) })
         state.withLock { $0.registrations[Model.modelTypeIdentifier] = registration }

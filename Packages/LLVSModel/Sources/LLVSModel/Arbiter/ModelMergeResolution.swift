@@ -85,7 +85,7 @@ struct ModelMergeResolution {
         let baseObject = try base.map { try StoredModel.parse($0.data, valueId: valueId) }
         var run = PropertyMergeRun(newerIsFirst: newerIsFirst)
         let merged = try ModelMergeEngine.merge(base: baseObject, first: firstObject, second: secondObject, newerIsFirst: newerIsFirst,
-                                                schema: registration.schema(), modelVersion: registration.modelVersion, valueId: valueId, run: &run)
+                                                schema: registration.schema, modelVersion: registration.modelVersion, valueId: valueId, run: &run)
         let outcome: ModelMergeReport.Outcome
         switch merged.keeps {
         case .first?:

@@ -24,20 +24,26 @@ public enum JSONParser {
     ///
     /// - Throws: ``JSONParseError``.
     public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
-        let bytes = [UInt8](data)
-        var parser = Cursor(bytes: bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.error("content after the document") }
-        return value
+        let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
+            var parser = Cursor(bytes: raw.bindMemory(to: UInt8.self))
+            do throws(JSONParseError) {
+                parser.skipWhitespace()
+                let value = try parser.parseValue(depth: 0)
+                parser.skipWhitespace()
+                guard parser.index == parser.bytes.count else { throw parser.error("content after the document") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     private struct Cursor {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
-        init(bytes: [UInt8]) {
+        init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
         }
 
@@ -104,9 +110,12 @@ public enum JSONParser {
                 }
                 guard bytes[index] == UInt8(ascii: "}") else { throw error("',' or '}' must follow an object member") }
                 index += 1
-                members.sort { compareUTF8($0.key, $1.key) < 0 }
-                for (previous, next) in zip(members, members.dropFirst()) where compareUTF8(previous.key, next.key) == 0 {
-                    throw JSONParseError(offset: keyOffset, reason: "the key \(Self.quoted(next.key)) appears twice in one object")
+                // Canonical input is already in order: check before sorting.
+                if zip(members, members.dropFirst()).contains(where: { compareUTF8($0.key, $1.key) >= 0 }) {
+                    members.sort { compareUTF8($0.key, $1.key) < 0 }
+                    for (previous, next) in zip(members, members.dropFirst()) where compareUTF8(previous.key, next.key) == 0 {
+                        throw JSONParseError(offset: keyOffset, reason: "the key \(Self.quoted(next.key)) appears twice in one object")
+                    }
                 }
                 return .object(JSONObject(sortedMembers: members))
             }
@@ -164,7 +173,15 @@ public enum JSONParser {
                 guard index < bytes.count, isDigit(bytes[index]) else { throw error("an exponent needs a digit") }
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
             }
-            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            if isInteger, index - start <= 18 {
+                // Up to 18 digits always fit in Int64: no text needed.
+                var value: Int64 = 0
+                let negative = bytes[start] == UInt8(ascii: "-")
+                for position in (negative ? start + 1 : start)..<index { value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0")) }
+                if negative, value == 0 { return .double(-0.0) }
+                return .integer(negative ? -value : value)
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
             if isInteger {
                 // "-0" is the canonical text of the double −0 (SPEC.md section 2), and reads back as it.
                 if text == "-0" { return .double(-0.0) }
@@ -183,11 +200,21 @@ public enum JSONParser {
 
         mutating func parseString() throws(JSONParseError) -> String {
             index += 1
+            // Most strings have no escapes: one validated copy of their bytes.
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self) else {
+                    throw JSONParseError(offset: index, reason: "a string that is not UTF-8")
+                }
+                index = end + 1
+                return string
+            }
             var scalars = String.UnicodeScalarView()
             var runStart = index
             func flushRun(_ end: Int) throws(JSONParseError) {
                 guard runStart < end else { return }
-                guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else {
+                guard let run = String(validating: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self) else {
                     throw JSONParseError(offset: runStart, reason: "a string that is not UTF-8")
                 }
                 scalars.append(contentsOf: run.unicodeScalars)

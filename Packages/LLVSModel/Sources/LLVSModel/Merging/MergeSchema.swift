@@ -1,4 +1,5 @@
 import Foundation
+import LLVSCore
 
 /// How a model's properties merge: a strategy per coding key. `@MergeableModel` writes it
 /// from the struct's stored properties and their `@Merged` attributes; a hand-written
@@ -247,3 +248,18 @@ extension Array: IdentifiableArrayMarker where Element: Identifiable {
 
 /// Marks ``MultiValue`` for ``MergeStrategy/automatic(for:)``.
 protocol MultiValueMarker {}
+
+/// Each type's ``Mergeable/mergeSchema``, read once: a schema is fixed for a type, and
+/// building one (a dynamic type check per property) would otherwise cost every save and
+/// every nested merge.
+enum MergeSchemaCache {
+    private static let schemas = Locked<[ObjectIdentifier: MergeSchema]>([:])
+
+    /// The schema of `type`.
+    static func schema(of type: any Mergeable.Type) -> MergeSchema {
+        if let cached = schemas.withLock({ $0[ObjectIdentifier(type)] }) { return cached }
+        let schema = type.mergeSchema
+        schemas.withLock { $0[ObjectIdentifier(type)] = schema }
+        return schema
+    }
+}

@@ -56,7 +56,7 @@ public indirect enum MergeStrategy: Sendable {
         case .dictionary(let value, _): return value.countsEqualChanges(visited: &visited)
         case .model(let type):
             guard visited.insert(ObjectIdentifier(type)).inserted else { return false }
-            return type.mergeSchema.properties.contains { $0.strategy.countsEqualChanges(visited: &visited) }
+            return MergeSchemaCache.schema(of: type).properties.contains { $0.strategy.countsEqualChanges(visited: &visited) }
         case .schema(let schema):
             return schema.properties.contains { $0.strategy.countsEqualChanges(visited: &visited) }
         case .threeWay, .set, .text, .max, .min, .multiValue, .custom:
@@ -76,7 +76,7 @@ public indirect enum MergeStrategy: Sendable {
         case .max: return "max"
         case .min: return "min"
         case .multiValue: return "multiValue"
-        case .model(let type): return type.mergeSchema.isTyped ? "typed:\(type)" : "model"
+        case .model(let type): return MergeSchemaCache.schema(of: type).isTyped ? "typed:\(type)" : "model"
         case .schema(let schema): return schema.isTyped ? "typed" : "model"
         case .custom(let custom): return "custom:\(custom.name)"
         }

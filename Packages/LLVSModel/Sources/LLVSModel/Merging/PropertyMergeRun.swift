@@ -105,7 +105,7 @@ struct PropertyMergeRun {
                                                 path: path, entryPath: { "\(path)[\(JSONValue.string($0))]" }))
             }
         case .model(let type):
-            return try mergeNested(base, newer, older, schema: type.mergeSchema, strategy: strategy, path: path)
+            return try mergeNested(base, newer, older, schema: MergeSchemaCache.schema(of: type), strategy: strategy, path: path)
         case .schema(let schema):
             return try mergeNested(base, newer, older, schema: schema, strategy: strategy, path: path)
         case .custom(let custom):

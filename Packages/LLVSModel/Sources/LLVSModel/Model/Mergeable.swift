@@ -74,7 +74,7 @@ extension Mergeable {
     /// The schema merge of the JSON forms (or the newer side for a typed schema, which
     /// would otherwise call back here).
     private func mergedByValue(_ other: Self, base: Self?) throws -> Self {
-        let schema = Self.mergeSchema
+        let schema = MergeSchemaCache.schema(of: Self.self)
         guard !schema.isTyped else { return self }
         var run = PropertyMergeRun(newerIsFirst: true)
         let merged = try run.merge(try base.map(ModelCoding.encode), try ModelCoding.encode(self), try ModelCoding.encode(other),

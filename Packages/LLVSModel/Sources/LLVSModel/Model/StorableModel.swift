@@ -29,7 +29,7 @@ extension StorableModel {
 
     /// The merge schema's keys for a ``Mergeable`` type, else nil.
     public static var modelCodingKeys: [String]? {
-        (Self.self as? any Mergeable.Type)?.mergeSchema.codingKeys
+        (Self.self as? any Mergeable.Type).map(MergeSchemaCache.schema(of:))?.codingKeys
     }
 }
 

@@ -22,13 +22,62 @@ enum StoredModel {
         guard Model.modelVersion >= 1, Model.modelVersion <= maximumVersion else {
             throw .unencodable(type: String(describing: Model.self), reason: "its modelVersion \(Model.modelVersion) is not from 1 to 2^53")
         }
-        guard case .object(let object) = try ModelCoding.encode(model) else {
+        let encoded: Data
+        do {
+            encoded = try ModelCoding.encoder.encode(model)
+        } catch {
+            throw .unencodable(type: String(describing: Model.self), reason: "\(error)")
+        }
+        guard encoded.first == UInt8(ascii: "{") else {
             throw .unencodable(type: String(describing: Model.self), reason: "a model must encode as a JSON object")
         }
         var stored: JSONObject?
-        if let existing { stored = try parse(existing, valueId: valueId) }
-        return try storedForm(of: object, modelVersion: Model.modelVersion, knownKeys: Model.modelCodingKeys,
-                              schema: (Model.self as? any Mergeable.Type)?.mergeSchema, replacing: stored, valueId: valueId).canonicalData
+        if let existing {
+            stored = try parse(existing, valueId: valueId)
+            try checkVersion(of: stored ?? JSONObject(), valueId: valueId, supported: Model.modelVersion)
+        }
+        let knownKeys = Model.modelCodingKeys
+        let schema = (Model.self as? any Mergeable.Type).map(MergeSchemaCache.schema(of:))
+        // Nothing to keep and no $version to add: the canonical encoding as it is.
+        if Model.modelVersion == 1, let knownKeys, !(stored.map { hasUnknownMembers($0, knownKeys: knownKeys, schema: schema) } ?? false) {
+            return encoded
+        }
+        guard case .object(let object) = try ModelCoding.parse(encoded, of: Model.self) else {
+            throw .unencodable(type: String(describing: Model.self), reason: "a model must encode as a JSON object")
+        }
+        return try storedForm(of: object, modelVersion: Model.modelVersion, knownKeys: knownKeys, schema: schema, replacing: stored,
+                              valueId: valueId).canonicalData
+    }
+
+    /// Whether `stored` holds members a save of a type with `knownKeys` and `schema` would
+    /// keep: keys outside `knownKeys`, or such members inside nested models, list elements
+    /// and dictionary entries (any of them, so a `false` is certain and a `true` may be
+    /// more than needed).
+    static func hasUnknownMembers(_ stored: JSONObject, knownKeys: [String], schema: MergeSchema?) -> Bool {
+        for (key, value) in stored where key != versionKey {
+            // A model has a handful of keys: a scan, no set to build.
+            guard knownKeys.contains(where: { $0.utf8.elementsEqual(key.utf8) }) else { return true }
+            if let strategy = schema?.strategy(forKey: key), hasUnknownMembers(value, strategy: strategy) { return true }
+        }
+        return false
+    }
+
+    private static func hasUnknownMembers(_ value: JSONValue, strategy: MergeStrategy) -> Bool {
+        switch (strategy, value) {
+        case let (.model(type), .object(object)):
+            let schema = MergeSchemaCache.schema(of: type)
+            guard let keys = schema.codingKeys else { return false }
+            return hasUnknownMembers(object, knownKeys: keys, schema: schema)
+        case let (.schema(schema), .object(object)):
+            guard let keys = schema.codingKeys else { return false }
+            return hasUnknownMembers(object, knownKeys: keys, schema: schema)
+        case let (.dictionary(valueStrategy, _), .object(object)):
+            return object.contains { hasUnknownMembers($0.value, strategy: valueStrategy) }
+        case let (.list(_, elementStrategy, _), .array(elements)):
+            return elements.contains { hasUnknownMembers($0, strategy: elementStrategy) }
+        default:
+            return false
+        }
     }
 
     /// The stored form of a model encoded as `object`: `$version` set from `modelVersion`
@@ -121,7 +170,7 @@ enum StoredModel {
     private static func carryUnknownMembers(into new: JSONValue, from stored: JSONValue, strategy: MergeStrategy) -> JSONValue {
         switch (strategy, new, stored) {
         case let (.model(type), .object(newObject), .object(storedObject)):
-            let schema = type.mergeSchema
+            let schema = MergeSchemaCache.schema(of: type)
             guard !schema.isTyped else { return new }
             return .object(carryUnknownMembers(into: newObject, from: storedObject, knownKeys: schema.codingKeys, schema: schema))
         case let (.schema(schema), .object(newObject), .object(storedObject)):
