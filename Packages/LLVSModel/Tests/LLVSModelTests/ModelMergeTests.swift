@@ -253,8 +253,8 @@ func boardArbiter() -> MergeableArbiter {
         let a1 = try store.save(Contact(name: "a1", notes: "o", age: 1), instanceIdentifier: "c", basedOn: o.id)
         let b1 = try store.save(Contact(name: "o", notes: "b1", age: 1), instanceIdentifier: "c", basedOn: o.id)
         // Two hand-made merges of a1 and b1 that settle differently (a criss-cross).
-        let m1Data = try StoredModel.encode(Contact(name: "a1", notes: "b1", age: 1), replacing: nil, valueId: "Contact/c")
-        let m2Data = try StoredModel.encode(Contact(name: "a1", notes: "b1", age: 2), replacing: nil, valueId: "Contact/c")
+        let m1Data = try StoredModel.encode(Contact(name: "a1", notes: "b1", age: 1), replacing: nil, valueId: "Contact/c").data
+        let m2Data = try StoredModel.encode(Contact(name: "a1", notes: "b1", age: 2), replacing: nil, valueId: "Contact/c").data
         let m1 = try store.makeVersion(basedOn: .init(idOfFirst: a1.id, idOfSecond: b1.id), storing: [.update(Value(id: "Contact/c", data: m1Data))])
         let m2 = try store.makeVersion(basedOn: .init(idOfFirst: b1.id, idOfSecond: a1.id), storing: [.update(Value(id: "Contact/c", data: m2Data))])
         let a2 = try store.save(Contact(name: "a2", notes: "b1", age: 1), instanceIdentifier: "c", basedOn: m1.id)

@@ -15,7 +15,8 @@ import LLVSStore
 /// (fields a newer app wrote), and refuses to replace a value a newer model version wrote.
 public struct ModelBatch {
     private enum Entry {
-        case save(encode: (Data?) throws -> Data)
+        /// Encodes the model over the data it replaces; the type's identity for ``CleanStoredModels``.
+        case save(encode: (Data?) throws -> (data: Data, isClean: Bool), type: Any.Type)
         case remove
     }
 
@@ -33,7 +34,7 @@ public struct ModelBatch {
     /// - Throws: ``ModelError/invalidTypeIdentifier(_:)``.
     public mutating func save<Model: StorableModel>(_ model: Model, instanceIdentifier: String) throws {
         let valueId = try Model.valueId(of: instanceIdentifier)
-        entries.append((valueId, .save { existing in try StoredModel.encode(model, replacing: existing, valueId: valueId) }))
+        entries.append((valueId, .save(encode: { existing in try StoredModel.encode(model, replacing: existing, valueId: valueId) }, type: Model.self)))
     }
 
     /// Adds a save of an identifiable model under its `id`.
@@ -58,24 +59,55 @@ public struct ModelBatch {
     ///
     /// - Throws: ``ModelError`` (a newer model version, an unencodable model), or a store error.
     public func changes(in store: Store, basedOn base: Version.ID?) throws -> [Value.Change] {
+        try plan(in: store, basedOn: base).changes
+    }
+
+    /// What the batch stores on `base`: its changes, and the saves that keep nothing another
+    /// save would have to keep (remembered in ``CleanStoredModels`` once their version exists,
+    /// with ``remember(_:in:)``).
+    ///
+    /// - Throws: See ``changes(in:basedOn:)``.
+    func plan(in store: Store, basedOn base: Version.ID?) throws -> Plan {
         var latest: [Value.ID: Entry] = [:]
         var order: [Value.ID] = []
         for (valueId, entry) in entries {
             if latest.updateValue(entry, forKey: valueId) == nil { order.append(valueId) }
         }
-        var changes: [Value.Change] = []
+        var plan = Plan()
         for valueId in order {
-            let existing = try base.flatMap { try store.value(id: valueId, at: $0) }
+            let existing = try base.flatMap { try store.valueReference(id: valueId, at: $0) }
             switch latest[valueId] {
-            case .save(let encode)?:
-                let value = Value(id: valueId, data: try encode(existing?.data))
-                changes.append(existing == nil ? .insert(value) : .update(value))
+            case let .save(encode, type)?:
+                // A value known to keep nothing for this type needs no read.
+                var data: Data?
+                if let existing, !CleanStoredModels.contains(existing, of: type) {
+                    guard let value = try store.value(storedAt: existing) else { throw StoreError.missingValueData(existing) }
+                    data = value.data
+                }
+                let encoded = try encode(data)
+                let value = Value(id: valueId, data: encoded.data)
+                plan.changes.append(existing == nil ? .insert(value) : .update(value))
+                if encoded.isClean { plan.clean[ObjectIdentifier(type), default: (type, [])].valueIds.append(valueId) }
             case .remove?:
-                if existing != nil { changes.append(.remove(valueId)) }
+                if existing != nil { plan.changes.append(.remove(valueId)) }
             case nil:
                 break
             }
         }
-        return changes
+        return plan
+    }
+
+    /// A batch's changes on one version, and its clean saves by type.
+    struct Plan {
+        var changes: [Value.Change] = []
+        var clean: [ObjectIdentifier: (type: Any.Type, valueIds: [Value.ID])] = [:]
+
+        /// Remembers the clean saves as stored by `version`.
+        func remember(in version: Version?) {
+            guard let version else { return }
+            for (type, valueIds) in clean.values {
+                CleanStoredModels.insert(valueIds.map { Value.Reference(valueId: $0, storedVersionId: version.id) }, of: type)
+            }
+        }
     }
 }

@@ -9,7 +9,10 @@ extension Store {
     ///   unencodable model) or the store's errors; nothing is written then.
     @discardableResult
     public func save(_ batch: ModelBatch, basedOn version: Version.ID?, metadata: Version.Metadata = [:]) throws -> Version {
-        try makeVersion(basedOnPredecessor: version, storing: try batch.changes(in: self, basedOn: version), metadata: metadata)
+        let plan = try batch.plan(in: self, basedOn: version)
+        let saved = try makeVersion(basedOnPredecessor: version, storing: plan.changes, metadata: metadata)
+        plan.remember(in: saved)
+        return saved
     }
 
     /// Makes a version on `version` that stores `model` as the instance `instanceIdentifier`
@@ -52,7 +55,9 @@ extension Store {
     public func fetchModel<Model: StorableModel>(_ type: Model.Type, instanceIdentifier: String, at version: Version.ID) throws -> Model? {
         let valueId = try Model.valueId(of: instanceIdentifier)
         guard let value = try self.value(id: valueId, at: version) else { return nil }
-        return try StoredModel.decode(type, from: value.data, valueId: valueId)
+        let (model, isClean) = try StoredModel.decodeNoting(type, from: value.data, valueId: valueId)
+        if isClean, let reference = value.reference { CleanStoredModels.insert([reference], of: Model.self) }
+        return model
     }
 
     /// The model `reference` names at `version`, or nil if absent there.

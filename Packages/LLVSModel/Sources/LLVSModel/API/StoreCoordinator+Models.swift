@@ -10,7 +10,14 @@ extension StoreCoordinator {
     /// - Throws: ``ModelError`` or the store's errors; nothing is saved then.
     @discardableResult
     public func save(_ batch: ModelBatch, in branch: Branch? = nil, metadata: Version.Metadata? = nil) throws -> Version? {
-        try save(in: branch, metadata: metadata) { base in try batch.changes(in: store, basedOn: base) }
+        var plan: ModelBatch.Plan?
+        let saved = try save(in: branch, metadata: metadata) { base in
+            let made = try batch.plan(in: store, basedOn: base)
+            plan = made
+            return made.changes
+        }
+        plan?.remember(in: saved)
+        return saved
     }
 
     /// Saves `model` as the instance `instanceIdentifier` of its type (inserted or

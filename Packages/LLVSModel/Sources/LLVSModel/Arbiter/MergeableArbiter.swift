@@ -82,7 +82,14 @@ public final class MergeableArbiter: MergeArbiter, Sendable {
         let registration = Registration(
             typeIdentifier: Model.modelTypeIdentifier, typeName: String(describing: type), schema: MergeSchemaCache.schema(of: Model.self),
             modelVersion: Model.modelVersion, removalRule: Model.removalRule, insertionRule: Model.insertionRule,
-            referenceTargets: { data, valueId in ModelReferences.targets(of: try StoredModel.decode(Model.self, from: data, valueId: valueId)) })
+            referenceTargets: { data, valueId in
+                do {
+                    return ModelReferences.targets(of: try StoredModel.decode(Model.self, from: data, valueId: valueId))
+                } catch ModelError.newerModelVersion {
+                    // A newer version's references are its own to know: this app neither reads nor merges it.
+                    return []
+                }
+            })
         state.withLock { $0.registrations[Model.modelTypeIdentifier] = registration }
     }
 

@@ -5,29 +5,19 @@ import LLVSCore
 /// JSON settings (SPEC.md section 2: `Data` as base64, dates as seconds since 2001).
 enum ModelCoding {
     /// One encoder and one decoder with the canonical settings, shared: making one costs as
-    /// much as a small encoding, and they keep no state between calls.
+    /// much as a small encoding, and they keep no state between calls. Saves encode with
+    /// the encoder (the fastest way to a model's bytes); merges encode through
+    /// ``JSONValueEncoder``, which writes sets in canonical order, so every replica writes
+    /// the same merged bytes.
     static let encoder = CanonicalJSON.makeEncoder()
     static let decoder = CanonicalJSON.makeDecoder()
 
-    /// The JSON form of `value`.
+    /// The JSON form of `value` (``JSONValueEncoder``).
     ///
     /// - Throws: ``ModelError/unencodable(type:reason:)``.
     static func encode<T: Encodable>(_ value: T) throws(ModelError) -> JSONValue {
-        let data: Data
         do {
-            data = try encoder.encode(value)
-        } catch {
-            throw .unencodable(type: String(describing: T.self), reason: "\(error)")
-        }
-        return try parse(data, of: T.self)
-    }
-
-    /// The JSON form of the encoding `data` of a `T`.
-    ///
-    /// - Throws: ``ModelError/unencodable(type:reason:)``.
-    static func parse<T>(_ data: Data, of type: T.Type) throws(ModelError) -> JSONValue {
-        do {
-            return try JSONValue(parsing: data)
+            return try JSONValueEncoder.encode(value)
         } catch {
             throw .unencodable(type: String(describing: T.self), reason: "\(error)")
         }

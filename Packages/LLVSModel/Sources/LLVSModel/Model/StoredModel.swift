@@ -12,13 +12,15 @@ enum StoredModel {
     static let maximumVersion = 1 << 53
 
     /// The stored form of `model`, keeping the unknown members of `existing` (the value it
-    /// replaces, if any).
+    /// replaces, if any), and whether it keeps nothing another save of the type would have
+    /// to keep (``CleanStoredModels``).
     ///
     /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` when `existing`
     ///   was written by a newer model version (it is never rewritten), ``ModelError/notAModel(valueId:reason:)``
     ///   or ``ModelError/invalidModelVersion(valueId:found:)`` when `existing` is not a stored
     ///   model, ``ModelError/unencodable(type:reason:)``.
-    static func encode<Model: StorableModel>(_ model: Model, replacing existing: Data?, valueId: Value.ID) throws(ModelError) -> Data {
+    static func encode<Model: StorableModel>(_ model: Model, replacing existing: Data?,
+                                             valueId: Value.ID) throws(ModelError) -> (data: Data, isClean: Bool) {
         guard Model.modelVersion >= 1, Model.modelVersion <= maximumVersion else {
             throw .unencodable(type: String(describing: Model.self), reason: "its modelVersion \(Model.modelVersion) is not from 1 to 2^53")
         }
@@ -38,15 +40,21 @@ enum StoredModel {
         }
         let knownKeys = Model.modelCodingKeys
         let schema = (Model.self as? any Mergeable.Type).map(MergeSchemaCache.schema(of:))
+        let keepsNothing = knownKeys != nil && !(stored.map { hasUnknownMembers($0, knownKeys: knownKeys ?? [], schema: schema) } ?? false)
         // Nothing to keep and no $version to add: the canonical encoding as it is.
-        if Model.modelVersion == 1, let knownKeys, !(stored.map { hasUnknownMembers($0, knownKeys: knownKeys, schema: schema) } ?? false) {
-            return encoded
+        if Model.modelVersion == 1, keepsNothing {
+            return (encoded, true)
         }
-        guard case .object(let object) = try ModelCoding.parse(encoded, of: Model.self) else {
-            throw .unencodable(type: String(describing: Model.self), reason: "a model must encode as a JSON object")
+        let object: JSONObject
+        do {
+            guard case .object(let parsed) = try JSONValue(parsing: encoded) else { throw JSONParseError(offset: 0, reason: "not an object") }
+            object = parsed
+        } catch {
+            throw .unencodable(type: String(describing: Model.self), reason: "\(error)")
         }
-        return try storedForm(of: object, modelVersion: Model.modelVersion, knownKeys: knownKeys, schema: schema, replacing: stored,
-                              valueId: valueId).canonicalData
+        let form = try storedForm(of: object, modelVersion: Model.modelVersion, knownKeys: knownKeys, schema: schema, replacing: stored,
+                                  valueId: valueId)
+        return (form.canonicalData, keepsNothing)
     }
 
     /// Whether `stored` holds members a save of a type with `knownKeys` and `schema` would
@@ -101,9 +109,21 @@ enum StoredModel {
     /// - Throws: ``ModelError/notAModel(valueId:reason:)``, ``ModelError/invalidModelVersion(valueId:found:)``,
     ///   ``ModelError/newerModelVersion(valueId:stored:supported:)``, ``ModelError/undecodable(type:reason:)``.
     static func decode<Model: StorableModel>(_ type: Model.Type, from data: Data, valueId: Value.ID) throws(ModelError) -> Model {
+        try decodeNoting(type, from: data, valueId: valueId).model
+    }
+
+    /// The model stored in `data`, and whether it is clean for its type: its type's own
+    /// version, with no member a save would have to keep (``CleanStoredModels``).
+    ///
+    /// - Throws: See ``decode(_:from:valueId:)``.
+    static func decodeNoting<Model: StorableModel>(_ type: Model.Type, from data: Data,
+                                                   valueId: Value.ID) throws(ModelError) -> (model: Model, isClean: Bool) {
         let stored = try parse(data, valueId: valueId)
         try checkVersion(of: stored, valueId: valueId, supported: Model.modelVersion)
-        return try ModelCoding.decode(type, from: data)
+        let model = try ModelCoding.decode(type, from: data)
+        guard let knownKeys = Model.modelCodingKeys, try version(of: stored, valueId: valueId) == Model.modelVersion else { return (model, false) }
+        let schema = (Model.self as? any Mergeable.Type).map(MergeSchemaCache.schema(of:))
+        return (model, !hasUnknownMembers(stored, knownKeys: knownKeys, schema: schema))
     }
 
     /// The JSON object of a stored model.
@@ -191,6 +211,33 @@ enum StoredModel {
             })
         default:
             return new
+        }
+    }
+}
+
+/// Stored models known to hold nothing a save of their type must keep — written by a save
+/// of that type that kept nothing, or read and found so — by type and reference. A reference
+/// names immutable data (SPEC.md section 4), so a save over such a value needs neither read
+/// nor check it again. Bounded: emptied when it reaches ``limit`` entries.
+enum CleanStoredModels {
+    struct Key: Hashable {
+        let type: ObjectIdentifier
+        let reference: Value.Reference
+    }
+
+    static let limit = 100_000
+    private static let known = Locked<Set<Key>>([])
+
+    static func contains(_ reference: Value.Reference, of type: Any.Type) -> Bool {
+        let key = Key(type: ObjectIdentifier(type), reference: reference)
+        return known.withLock { $0.contains(key) }
+    }
+
+    static func insert(_ references: [Value.Reference], of type: Any.Type) {
+        guard !references.isEmpty else { return }
+        known.withLock { set in
+            if set.count + references.count > limit { set.removeAll(keepingCapacity: true) }
+            for reference in references.prefix(limit) { set.insert(Key(type: ObjectIdentifier(type), reference: reference)) }
         }
     }
 }
