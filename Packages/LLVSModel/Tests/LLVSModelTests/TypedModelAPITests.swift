@@ -59,6 +59,27 @@ import Testing
         #expect(Set(listed.map { Array($0.id.utf8) }) == Set(identifiers.map { Array($0.utf8) }))
     }
 
+    /// Saves skip reading stored models they know keep nothing (their own saves, clean
+    /// fetches); a value another app wrote, with members this type does not know, is still
+    /// read and its members kept, however often the model was saved and fetched before.
+    @Test(arguments: Backend.allCases)
+    func knownCleanValuesNeverHideAnotherAppsFields(_ backend: Backend) throws {
+        let store = try TestModelStore(backend).store
+        let id = modelValueID(typeIdentifier: "Contact", instanceIdentifier: "c")
+        var head = try store.save(Contact(name: "a", notes: "", age: 1), instanceIdentifier: "c", basedOn: nil).id
+        for age in 2...4 {
+            _ = try store.fetchModel(Contact.self, instanceIdentifier: "c", at: head)
+            head = try store.save(Contact(name: "a", notes: "", age: age), instanceIdentifier: "c", basedOn: head).id
+        }
+        let written = #"{"name":"a","notes":"","age":5,"color":"red"}"#
+        head = try store.makeVersion(basedOnPredecessor: head, updating: [Value(id: id, data: Data(written.utf8))]).id
+        _ = try store.fetchModel(Contact.self, instanceIdentifier: "c", at: head)
+        head = try store.save(Contact(name: "b", notes: "", age: 6), instanceIdentifier: "c", basedOn: head).id
+        head = try store.save(Contact(name: "c", notes: "", age: 7), instanceIdentifier: "c", basedOn: head).id
+        let stored = try JSONValue(parsing: try #require(try store.value(id: id, at: head)).data)
+        #expect(stored.objectValue?["color"] == .string("red") && stored.objectValue?["name"] == .string("c"))
+    }
+
     @Test func typeIdentifiersWithASlashAreRefused() {
         #expect(throws: ModelError.invalidTypeIdentifier("a/b")) {
             var batch = ModelBatch()
