@@ -71,7 +71,7 @@ def figure(figures, workload, backend, metric, **parameters):
 
 
 def targets(figures):
-    """Rows of (target, backend, measured, met) for the targets of issues 8 and 22."""
+    """Rows of (target, backend, measured, met) for the targets of issues 8, 22 and 34."""
     rows = []
 
     def check(target, backend, value, text, met):
@@ -134,6 +134,14 @@ def targets(figures):
         check("W10 full-text query: 2× the reference", backend, v, f"{query / v:.2f}×" if v else "", v is not None and v > 0 and query / v >= 2)
         v = figure(figures, "W10", backend, "peak_rss_bytes")
         check("W10 peak RSS at or below KeyValueCRDT's", backend, v, f"{v / MIB:.0f} MiB (reference {peak / MIB:.0f})" if v is not None else "", v is not None and v <= peak)
+    # Issue 34: typed models.
+    for backend in ("file", "sqlite", "memory"):
+        v = figure(figures, "W12", backend, "model_merge_ratio")
+        check("W12 model merge at most 3× the plain merge of the same versions", backend, v, f"{v:.2f}×" if v is not None else "",
+              v is not None and v <= 3)
+        v = figure(figures, "W12", backend, "typed_save_ratio")
+        check("W12 typed save at most 1.5× a plain save of the same bytes", backend, v, f"{v:.2f}×" if v is not None else "",
+              v is not None and v <= 1.5)
     return rows
 
 
