@@ -78,9 +78,6 @@ let syntax = ["SwiftSyntax", "SwiftSyntaxBuilder", "SwiftSyntaxMacros", "SwiftDi
 }
 /// The macro plugin, for LLVSModel only with the `Models` trait.
 let modelMacros = Target.Dependency.target(name: "LLVSModelMacros", condition: .when(traits: ["Models"]))
-let macroTestSupport = ["SwiftSyntaxMacrosGenericTestSupport", "SwiftSyntaxMacroExpansion", "SwiftDiagnostics"].map {
-    Target.Dependency.product(name: $0, package: "swift-syntax")
-}
 
 /// swift-nio-ssl for the targets that need `trait` (PostgreSQL's TLS, the HTTP client's trust roots).
 func nioSSL(_ trait: String) -> Target.Dependency {
@@ -277,7 +274,6 @@ let modules: [Module] = [
            local: ["LLVSModel", "LLVSModelTesting", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSExchange",
                    "LLVSTesting"],
            external: [propertyBased]),
-    Module(name: "LLVSModelMacrosTests", kind: .test, package: "LLVSModel", local: ["LLVSModelMacros"], external: macroTestSupport),
 
     // Packages/LLVS: the umbrella module
     Module(name: "LLVS", kind: .library, package: "LLVS",

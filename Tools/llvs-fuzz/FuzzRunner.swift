@@ -11,6 +11,11 @@ struct FuzzRunner: Sendable {
     struct Budget: Sendable {
         var seconds: Double?
         var cases: Int?
+
+        /// True once `started` cases have begun or `elapsed` seconds passed.
+        func isSpent(started: Int, elapsed: Double) -> Bool {
+            cases.map { started >= $0 } == true || seconds.map { elapsed >= $0 } == true
+        }
     }
 
     /// What the workers share.
@@ -49,9 +54,7 @@ struct FuzzRunner: Sendable {
            group.addTask {
             while true {
                 let index: Int? = progress.withLock { state in
-                    let elapsed = Date().timeIntervalSince(start)
-                    if state.failed || budget.cases.map({ state.nextIndex >= $0 }) == true
-                        || budget.seconds.map({ elapsed >= $0 }) == true { return nil }
+                    if state.failed || budget.isSpent(started: state.nextIndex, elapsed: Date().timeIntervalSince(start)) { return nil }
                     state.nextIndex += 1
                     return state.nextIndex - 1
                 }

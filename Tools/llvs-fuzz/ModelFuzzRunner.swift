@@ -36,9 +36,8 @@ struct ModelFuzzRunner: Sendable {
                 group.addTask {
                     while true {
                         let index: Int? = progress.withLock { state in
-                            let elapsed = Date().timeIntervalSince(start)
-                            if state.failed || state.foundPlant != nil || budget.cases.map({ state.nextIndex >= $0 }) == true
-                                || budget.seconds.map({ elapsed >= $0 }) == true { return nil }
+                            if state.failed || state.foundPlant != nil
+                                || budget.isSpent(started: state.nextIndex, elapsed: Date().timeIntervalSince(start)) { return nil }
                             state.nextIndex += 1
                             return state.nextIndex - 1
                         }

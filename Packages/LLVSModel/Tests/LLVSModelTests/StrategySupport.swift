@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSTesting
 import PropertyBased
 @testable import LLVSModel
 
@@ -47,7 +48,7 @@ enum StrategyGen {
     /// Lists of objects with unique ids 0…5 in random order, each with a small payload.
     static let list = zip(Gen.int(in: 0...5).set(ofAtMost: 0...6), Gen.int(in: 0...1_000)).map { ids, seed -> JSONValue in
         var order = Array(ids).sorted()
-        var generator = SplitMix(seed: UInt64(seed))
+        var generator = SplitMix64(seed: UInt64(seed))
         order.shuffle(using: &generator)
         return .array(order.map { id in .object(JSONObject([("id", int(id)), ("v", int(Int(generator.next() % 3)))])) })
     }
@@ -56,17 +57,4 @@ enum StrategyGen {
     }
     static let time = Gen.int(in: 0...3).map(Double.init)
     static let id = Gen.int(in: 1...3).map { "V\($0)" }
-}
-
-/// A small deterministic generator for shuffles inside generators.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
