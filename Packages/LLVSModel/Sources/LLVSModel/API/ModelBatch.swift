@@ -68,16 +68,22 @@ public struct ModelBatch {
     ///
     /// - Throws: See ``changes(in:basedOn:)``.
     func plan(in store: Store, basedOn base: Version.ID?) throws -> Plan {
-        var latest: [Value.ID: Entry] = [:]
-        var order: [Value.ID] = []
-        for (valueId, entry) in entries {
-            if latest.updateValue(entry, forKey: valueId) == nil { order.append(valueId) }
+        // The last entry of each instance, in the order instances first appear (one entry:
+        // nothing to sort out).
+        var final = entries
+        if entries.count > 1 {
+            var latest: [Value.ID: Entry] = [:]
+            var order: [Value.ID] = []
+            for (valueId, entry) in entries {
+                if latest.updateValue(entry, forKey: valueId) == nil { order.append(valueId) }
+            }
+            final = order.compactMap { valueId in latest[valueId].map { (valueId, $0) } }
         }
         var plan = Plan()
-        for valueId in order {
+        for (valueId, entry) in final {
             let existing = try base.flatMap { try store.valueReference(id: valueId, at: $0) }
-            switch latest[valueId] {
-            case let .save(encode, type)?:
+            switch entry {
+            case let .save(encode, type):
                 // A value known to keep nothing for this type needs no read.
                 var data: Data?
                 if let existing, !CleanStoredModels.contains(existing, of: type) {
@@ -88,10 +94,8 @@ public struct ModelBatch {
                 let value = Value(id: valueId, data: encoded.data)
                 plan.changes.append(existing == nil ? .insert(value) : .update(value))
                 if encoded.isClean { plan.clean[ObjectIdentifier(type), default: (type, [])].valueIds.append(valueId) }
-            case .remove?:
+            case .remove:
                 if existing != nil { plan.changes.append(.remove(valueId)) }
-            case nil:
-                break
             }
         }
         return plan
