@@ -6,7 +6,8 @@ import Foundation
 /// text in between, and with every `Set` written in the order of its elements' canonical
 /// bytes, so one model always makes the same bytes, in any process.
 ///
-/// A model save and a custom merge encode through it; `JSONDecoder` reads the result.
+/// Merges encode through it (a custom strategy's result, a hand-written `merged(withSubordinate:)`);
+/// saves use the shared `JSONEncoder` of ``ModelCoding``. `JSONDecoder` reads the result.
 enum JSONValueEncoder {
     /// The JSON form of `value`.
     ///
