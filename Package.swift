@@ -32,7 +32,7 @@ import PackageDescription
 let traits: Set<Trait> = [
     .trait(name: "Store", description: "The versioned store and what is built on it without other heavy dependencies (swift-crypto): "
            + "LLVSZones, LLVSMap, LLVSStore, LLVSExchange, LLVSCoordinator, LLVSTesting."),
-    .trait(name: "SQLite", description: "The SQLite backend and everything built on it (GRDB): LLVSSQLite, LLVSKeyValue, LLVSStoreTesting.",
+    .trait(name: "SQLite", description: "The SQLite backend and everything built on it (GRDB): LLVSSQLite, LLVSKeyValue, LLVSProjection, LLVSStoreTesting.",
            enabledTraits: ["Store"]),
     .trait(name: "HTTPClient", description: "The HTTP exchange, a client of the sync server (AsyncHTTPClient, SwiftNIO): LLVSHTTPExchange.",
            enabledTraits: ["Store"]),
@@ -276,6 +276,14 @@ let modules: [Module] = [
            external: [propertyBased]),
 
     // Packages/LLVS: the umbrella module
+    Module(name: "LLVSProjection", kind: .library, package: "LLVSProjection",
+           local: ["LLVSCore", "LLVSStore", "LLVSCoordinator", "LLVSModel"], external: [grdb]),
+    Module(name: "llvs-projection-worker", kind: .worker, package: "LLVSProjection",
+           local: ["LLVSProjection", "LLVSCore", "LLVSStore", "LLVSStoreTesting"], external: []),
+    Module(name: "LLVSProjectionTests", kind: .test, package: "LLVSProjection",
+           local: ["LLVSProjection", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSModel", "LLVSTesting"],
+           external: [grdb, propertyBased]),
+
     Module(name: "LLVS", kind: .library, package: "LLVS",
            local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange",
                    "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel"],

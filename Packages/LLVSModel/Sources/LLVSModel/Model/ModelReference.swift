@@ -32,6 +32,9 @@ public struct ModelReference<Target: StorableModel>: Codable, Hashable, Sendable
     /// The target's value identifier.
     public var description: String { valueId.rawValue }
 
+    /// `Target.modelTypeIdentifier`.
+    public static var targetTypeIdentifier: String { Target.modelTypeIdentifier }
+
     /// Decodes the instance identifier string.
     ///
     /// - Throws: `DecodingError` when it is not a string.
@@ -59,6 +62,9 @@ extension ModelReference where Target: Identifiable, Target.ID: CustomStringConv
 public protocol AnyModelReference {
     /// The target's value identifier.
     var valueId: Value.ID { get }
+
+    /// The target type's ``StorableModel/modelTypeIdentifier``.
+    static var targetTypeIdentifier: String { get }
 }
 
 /// The targets of every ``ModelReference`` a value holds, however deeply nested (found by

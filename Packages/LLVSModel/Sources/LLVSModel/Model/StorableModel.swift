@@ -33,6 +33,19 @@ extension StorableModel {
     }
 }
 
+extension StorableModel {
+    /// The model a stored value holds (`data`, the value `valueId`), as a fetch reads it:
+    /// for readers of values they got elsewhere (a diff, a projection).
+    ///
+    /// - Throws: ``ModelError/newerModelVersion(valueId:stored:supported:)`` for a value a
+    ///   newer model version wrote, ``ModelError/notAModel(valueId:reason:)``,
+    ///   ``ModelError/invalidModelVersion(valueId:found:)`` or
+    ///   ``ModelError/undecodable(type:reason:)``.
+    public static func decodeStored(_ data: Data, valueId: Value.ID) throws(ModelError) -> Self {
+        try StoredModel.decode(Self.self, from: data, valueId: valueId)
+    }
+}
+
 /// The reference LLVS's name of ``StorableModel``.
 public typealias ModelValue = StorableModel
 

@@ -1,0 +1,132 @@
+import Foundation
+import LLVSCore
+import LLVSModel
+
+/// One column of a model table: a top-level property of the model, under its coding key.
+public struct ProjectedColumn: Sendable, Hashable, Codable {
+    /// What a column holds and how a property's JSON becomes its SQL value.
+    public enum Kind: Sendable, Hashable, Codable {
+        /// An integer property (`INTEGER`).
+        case integer
+        /// A floating-point property (`REAL`).
+        case real
+        /// A string, `Data` (base64) or `URL` property (`TEXT`).
+        case text
+        /// A `Bool` property: 0 or 1 (`INTEGER`).
+        case boolean
+        /// A `Date`: seconds since 1970 (`REAL`), ready for SQLite's `'unixepoch'` modifier.
+        case date
+        /// A ``ModelReference``: the target's instance identifier (`TEXT`), which joins the
+        /// target table's `llvs_instance`.
+        case reference(targetType: String)
+        /// A nested value (a struct, array, set, dictionary): its canonical JSON (`TEXT`),
+        /// for SQLite's JSON functions; a scalar as itself.
+        case json
+        /// Whatever the JSON holds, as `json` does, with no declared type (a property the
+        /// probe could not describe).
+        case value
+
+        /// The column's declared SQL type.
+        var sqlType: String {
+            switch self {
+            case .integer, .boolean: return "INTEGER"
+            case .real, .date: return "REAL"
+            case .text, .reference, .json: return "TEXT"
+            case .value: return ""
+            }
+        }
+    }
+
+    /// The property's coding key, the column's name.
+    public let name: String
+    /// What the column holds.
+    public let kind: Kind
+
+    /// A column `name` of `kind`.
+    public init(name: String, kind: Kind) {
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// One model type's table: its columns, indexes and full-text columns.
+public struct ProjectedTable: Sendable, Codable, Equatable {
+    /// The model type identifier, also the table's name.
+    public let name: String
+    /// The property columns, after the projection's own (`llvs_id`, `llvs_instance`,
+    /// `llvs_version`, `llvs_data`).
+    public let columns: [ProjectedColumn]
+    /// Each index's columns (`<name>_by_<columns>`).
+    public let indexes: [[String]]
+    /// The columns of the table's FTS5 table `<name>_fts` (none: no such table).
+    public let fullText: [String]
+
+    /// The FTS5 table's name.
+    public var fullTextTableName: String { name + "_fts" }
+}
+
+/// The model types a ``ModelProjection`` projects, and its schema version: raise the version
+/// to rebuild the tables (a change of the types' columns, indexes or full-text columns also
+/// rebuilds them).
+///
+/// ```swift
+/// var schema = ProjectionSchema(version: 1)
+/// try schema.add(Note.self, indexes: [["category"], ["updated"]], fullText: ["title", "body"])
+/// try schema.add(Person.self)
+/// ```
+public struct ProjectionSchema: Sendable {
+    /// The app's version of the projection.
+    public let version: Int
+    /// The tables, in the order added.
+    public private(set) var tables: [ProjectedTable] = []
+    /// Per type identifier, how a stored value is checked for decoding.
+    var decoders: [String: @Sendable (Data, Value.ID) throws -> Void] = [:]
+
+    /// An empty schema of version `version`.
+    public init(version: Int) {
+        self.version = version
+    }
+
+    /// Adds `type`'s table: a column per top-level property (learned by decoding the type
+    /// from empty values), an index per entry of `indexes`, and an FTS5 table over
+    /// `fullText`. Values of the type that do not decode as `type` are skipped and
+    /// reported.
+    ///
+    /// - Throws: ``ProjectionError/cannotDescribe(type:reason:)``,
+    ///   ``ProjectionError/duplicateTable(_:)``, ``ProjectionError/reservedName(_:)``,
+    ///   ``ProjectionError/unknownColumn(type:column:)``.
+    public mutating func add<Model: StorableModel>(_ type: Model.Type, indexes: [[String]] = [], fullText: [String] = []) throws(ProjectionError) {
+        let name = Model.modelTypeIdentifier
+        let columns = try ColumnProbe.columns(of: type)
+        let table = ProjectedTable(name: name, columns: columns, indexes: indexes, fullText: fullText)
+        try check(table)
+        tables.append(table)
+        decoders[name] = { data, valueId in _ = try Model.decodeStored(data, valueId: valueId) }
+    }
+
+    private func check(_ table: ProjectedTable) throws(ProjectionError) {
+        for reserved in [table.name, table.fullTextTableName] where reserved.lowercased().hasPrefix("llvs_") || reserved.lowercased().hasPrefix("sqlite_") {
+            throw .reservedName(reserved)
+        }
+        let taken = Set(tables.flatMap { [$0.name.lowercased(), $0.fullTextTableName.lowercased()] })
+        for name in [table.name, table.fullTextTableName] where taken.contains(name.lowercased()) {
+            throw .duplicateTable(name)
+        }
+        for column in table.columns where column.name.lowercased().hasPrefix("llvs_") || column.name.lowercased() == "rowid" {
+            throw .reservedName(column.name)
+        }
+        let names = Set(table.columns.map(\.name))
+        for column in table.indexes.flatMap({ $0 }) + table.fullText where !names.contains(column) {
+            throw .unknownColumn(type: table.name, column: column)
+        }
+        if table.indexes.contains(where: \.isEmpty) { throw .unknownColumn(type: table.name, column: "") }
+    }
+
+    /// The schema's identity as the state row records it: a change rebuilds.
+    var fingerprint: String {
+        struct Form: Encodable { let version: Int; let tables: [ProjectedTable] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(Form(version: version, tables: tables))).map { String(decoding: $0, as: UTF8.self) } ?? "\(version)"
+    }
+}
