@@ -1,5 +1,5 @@
 // llvs-projection-worker: the crash tests' process. It opens a store and its projection of
-// `Note` values, updates the projection to a version, and with `kill` kills itself with
+// `Memo` values, updates the projection to a version, and with `kill` kills itself with
 // SIGKILL inside the update's transaction, after its changes and before its commit.
 //
 //   llvs-projection-worker STORE-DIRECTORY BACKEND PROJECTION-FILE VERSION kill|finish
@@ -11,9 +11,9 @@ import LLVSStore
 import LLVSStoreTesting
 import LLVSModel
 
-/// The crash tests' model (the tests declare the same type identifier and shape).
-struct Note: StorableModel {
-    static let modelTypeIdentifier = "Note"
+/// The crash tests' model (the tests declare the same type and schema).
+struct Memo: StorableModel {
+    static let modelTypeIdentifier = "Memo"
     var title: String
     var body: String
     var category: String
@@ -29,7 +29,7 @@ guard arguments.count == 6, let backend = StoreReplica.Backend(rawValue: argumen
 do {
     let store = try Store(rootDirectoryURL: URL(fileURLWithPath: arguments[1]), storage: backend.makeStorage())
     var schema = ProjectionSchema(version: 1)
-    try schema.add(Note.self, indexes: [["category"]], fullText: ["title", "body"])
+    try schema.add(Memo.self, indexes: [["category"]], fullText: ["title", "body"])
     let kills = arguments[5] == "kill"
     let projection = try ModelProjection(path: arguments[3], store: store, schema: schema, beforeCommit: {
         if kills { kill(getpid(), SIGKILL) }
