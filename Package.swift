@@ -279,14 +279,14 @@ let modules: [Module] = [
     Module(name: "LLVSProjection", kind: .library, package: "LLVSProjection",
            local: ["LLVSCore", "LLVSStore", "LLVSCoordinator", "LLVSModel"], external: [grdb]),
     Module(name: "llvs-projection-worker", kind: .worker, package: "LLVSProjection",
-           local: ["LLVSProjection", "LLVSCore", "LLVSStore", "LLVSStoreTesting"], external: []),
+           local: ["LLVSProjection", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSModel"], external: []),
     Module(name: "LLVSProjectionTests", kind: .test, package: "LLVSProjection",
            local: ["LLVSProjection", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSCoordinator", "LLVSModel", "LLVSTesting"],
            external: [grdb, propertyBased]),
 
     Module(name: "LLVS", kind: .library, package: "LLVS",
            local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange",
-                   "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel"],
+                   "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
            external: []),
     Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
 
@@ -299,7 +299,7 @@ let modules: [Module] = [
     Module(name: "the-message", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
     Module(name: "loco", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
     Module(name: "llvs-bench", kind: .tool, package: nil, local: ["LLVS", "LLVSMap", "LLVSSyncStorage", "LLVSSyncServer"],
-           external: [argumentParser, logging("Tools")]),
+           external: [argumentParser, logging("Tools"), grdb]),
     Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", "LLVSModelTesting"],
            external: [argumentParser]),
 

@@ -71,7 +71,7 @@ def figure(figures, workload, backend, metric, **parameters):
 
 
 def targets(figures):
-    """Rows of (target, backend, measured, met) for the targets of issues 8, 22 and 34."""
+    """Rows of (target, backend, measured, met) for the targets of issues 8, 22, 34 and 35."""
     rows = []
 
     def check(target, backend, value, text, met):
@@ -142,6 +142,14 @@ def targets(figures):
         v = figure(figures, "W12", backend, "typed_save_ratio")
         check("W12 typed save at most 1.5× a plain save of the same bytes", backend, v, f"{v:.2f}×" if v is not None else "",
               v is not None and v <= 1.5)
+    # Issue 35: projections.
+    for backend in ("file", "sqlite", "memory"):
+        v = figure(figures, "W13", backend, "initial_projection_ms", models=100000)
+        check("W13 initial projection of 100,000 models within 10 s", backend, v, f"{v / 1000:.1f} s" if v is not None else "",
+              v is not None and v <= 10000)
+        v = figure(figures, "W13", backend, "update_after_save_ms", models=100000)
+        check("W13 per-version update after a save within 2 ms", backend, v, f"{v:.2f} ms" if v is not None else "",
+              v is not None and v <= 2)
     return rows
 
 

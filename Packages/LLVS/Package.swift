@@ -23,6 +23,7 @@ let package = Package(
         .package(path: "../LLVSHTTP"),
         .package(path: "../LLVSKeyValue"),
         .package(path: "../LLVSModel"),
+        .package(path: "../LLVSProjection"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -41,6 +42,7 @@ let package = Package(
                 .product(name: "LLVSHTTPExchange", package: "LLVSHTTP"),
                 .product(name: "LLVSKeyValue", package: "LLVSKeyValue"),
                 .product(name: "LLVSModel", package: "LLVSModel"),
+                .product(name: "LLVSProjection", package: "LLVSProjection"),
             ]
         ),
         .testTarget(

@@ -41,6 +41,7 @@ let package = Package(
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSStoreTesting", package: "LLVSStore"),
+                .product(name: "LLVSModel", package: "LLVSModel"),
             ]
         ),
         .testTarget(

@@ -14,6 +14,7 @@ struct LLVSBench: AsyncParsableCommand {
             W10 (KeyValueDatabase) runs on 'sqlite' (a database directory) and 'memory' only.
             W11 (this project's own: merges atop a criss-cross ladder and a braid) is not in BENCHMARKS.md.
             W12 (typed models: saves, fetches, fetch-all, a model merge beside a plain merge) is BENCHMARKS.md's typed-models workload.
+            W13 (projections: W12's models in SQLite tables, the initial projection, updates after a save and a merge, queries).
             """)
 
     @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
@@ -98,6 +99,7 @@ struct Workload {
             Workload(id: "W10", backends: BenchmarkKeyValueDatabase.backends, run: KeyValueWorkloads.w10),
             Workload(id: "W11", backends: ["file", "sqlite", "memory"], run: CrissCrossWorkloads.w11),
             Workload(id: "W12", backends: ["file", "sqlite", "memory"], run: ModelWorkloads.w12),
+            Workload(id: "W13", backends: ["file", "sqlite", "memory"], run: ProjectionWorkloads.w13),
         ]
     }
 }

@@ -11,6 +11,7 @@
 @_exported import LLVSMap
 @_exported import LLVSMerge
 @_exported import LLVSModel
+@_exported import LLVSProjection
 @_exported import LLVSSQLite
 @_exported import LLVSStore
 @_exported import LLVSZones
