@@ -114,8 +114,7 @@ public final class ModelProjection: Sendable {
                 if shown != version {
                     let changes = try store.valueChanges(madeBetween: shown, and: version)
                     try database.write { db in
-                        let writer = TableWriter(schema: schema, database: db)
-                        for change in changes { try writer.apply(change, report: &report) }
+                        try TableWriter(schema: schema, database: db).apply(changes, report: &report)
                         try State.write(version: version, schema: schema, in: db)
                         beforeCommit?()
                     }
@@ -127,10 +126,9 @@ public final class ModelProjection: Sendable {
                     try State.dropTables(previous: try State.read(db)?.tables ?? [], current: schema.tables, in: db)
                     try State.createTables(schema.tables, in: db)
                     let writer = TableWriter(schema: schema, database: db)
-                    for start in stride(from: 0, to: references.count, by: 2_048) {
-                        let batch = Array(references[start..<min(start + 2_048, references.count)])
-                            .filter { writer.table(for: $0.valueId) != nil }
-                        for value in try store.values(storedAt: batch) { try writer.apply(.insert(value), report: &report) }
+                    let projected = references.filter { writer.tableName(for: $0.valueId) != nil }
+                    for start in stride(from: 0, to: projected.count, by: 8_192) {
+                        try writer.insert(Array(projected[start..<min(start + 8_192, projected.count)]), readingFrom: store, report: &report)
                     }
                     try State.write(version: version, schema: schema, in: db)
                     beforeCommit?()

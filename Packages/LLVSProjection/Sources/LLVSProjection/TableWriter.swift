@@ -2,77 +2,158 @@ import Foundation
 import GRDB
 import LLVSCore
 import LLVSModel
+import LLVSStore
 
 /// Writes value changes into the model tables, inside the caller's transaction.
 struct TableWriter {
+    /// A projected table with its statements' SQL, made once per update.
+    private struct Target {
+        let table: ProjectedTable
+        let upsert: String
+        let delete: String
+    }
+
+    /// A value of a projected type, checked and parsed (on any thread) before it is written.
+    private struct Prepared: Sendable {
+        let value: Value
+        let tableName: String
+        /// The top-level members to write, or why the value is skipped.
+        let outcome: Result<JSONObject, Skip>
+    }
+
+    private struct Skip: Error {
+        let reason: String
+    }
+
     let schema: ProjectionSchema
     let database: Database
-    private let tablesByName: [String: ProjectedTable]
+    private let targets: [String: Target]
 
     init(schema: ProjectionSchema, database: Database) {
         self.schema = schema
         self.database = database
-        tablesByName = Dictionary(schema.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var targets: [String: Target] = [:]
+        for table in schema.tables where targets[table.name] == nil {
+            let name = table.name.quotedDatabaseIdentifier
+            let columns = ["llvs_id", "llvs_instance", "llvs_version", "llvs_data"] + table.columns.map(\.name)
+            let updates = columns.dropFirst().map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+            targets[table.name] = Target(
+                table: table,
+                upsert: "INSERT INTO \(name) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) "
+                    + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", "))) "
+                    + "ON CONFLICT(llvs_id) DO UPDATE SET \(updates.joined(separator: ", "))",
+                delete: "DELETE FROM \(name) WHERE llvs_id = ?")
+        }
+        self.targets = targets
     }
 
-    /// The table of the type a value identifier names, or nil for a value of no projected type.
-    func table(for valueId: Value.ID) -> ProjectedTable? {
-        modelTypeIdentifier(from: valueId).flatMap { tablesByName[$0] }
+    /// The name of the table of the type a value identifier names, or nil for a value of no
+    /// projected type.
+    func tableName(for valueId: Value.ID) -> String? {
+        modelTypeIdentifier(from: valueId).flatMap { targets[$0] == nil ? nil : $0 }
     }
 
-    /// Applies one change: a row written for an insert or update of a value that decodes as
-    /// its type, deleted for a removal or a value that does not (reported).
-    func apply(_ change: Value.Change, report: inout ProjectionUpdate) throws {
-        switch change {
-        case .insert(let value), .update(let value):
-            guard let table = table(for: value.id) else { return }
-            do {
-                try schema.decoders[table.name]?(value.data, value.id)
-            } catch {
-                report.skippedCount += 1
-                if report.skipped.count < ModelProjection.reportedSkipLimit {
-                    report.skipped.append(.init(valueId: value.id, reason: "\(error)"))
-                }
-                try delete(value.id, from: table, report: &report)
-                return
+    /// Applies changes: a row written for each insert or update of a value that decodes as
+    /// its type, deleted for a removal or a value that does not (reported). The values are
+    /// checked and parsed on every core first; the rows are written in order.
+    func apply(_ changes: [Value.Change], report: inout ProjectionUpdate) throws {
+        var values: [Value] = []
+        for change in changes {
+            if case .insert(let value) = change, tableName(for: value.id) != nil { values.append(value) }
+            if case .update(let value) = change, tableName(for: value.id) != nil { values.append(value) }
+        }
+        var prepared = prepare(values).makeIterator()
+        for change in changes {
+            switch change {
+            case .insert(let value), .update(let value):
+                guard tableName(for: value.id) != nil, let row = prepared.next() else { continue }
+                try write(row, report: &report)
+            case .remove(let valueId):
+                guard let name = tableName(for: valueId) else { continue }
+                try delete(valueId, from: name, report: &report)
+            case .preserve, .preserveRemoval:
+                continue
             }
-            try write(value, into: table)
+        }
+    }
+
+    /// Inserts the values at `references` (a rebuild): each part of them read from `store`,
+    /// checked and parsed on a core of its own, the rows written in order.
+    func insert(_ references: [Value.Reference], readingFrom store: Store, report: inout ProjectionUpdate) throws {
+        let parts = references.count < 64 ? 1 : ProcessInfo.processInfo.activeProcessorCount
+        let size = (references.count + parts - 1) / parts
+        let results = Locked<[Int: Result<[Prepared], any Error>]>([:])
+        let prepareOne = preparation()
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let range = min(part * size, references.count)..<min((part + 1) * size, references.count)
+            let outcome = Result { try store.values(storedAt: Array(references[range])).map(prepareOne) }
+            results.withLock { $0[part] = outcome }
+        }
+        let prepared = try results.withLock { parts in try parts.keys.sorted().flatMap { try parts[$0]?.get() ?? [] } }
+        for row in prepared { try write(row, report: &report) }
+    }
+
+    /// What prepares one value: its decoding check and its members.
+    private func preparation() -> @Sendable (Value) -> Prepared {
+        let decoders = schema.decoders
+        return { value in
+            let name = modelTypeIdentifier(from: value.id) ?? ""
+            do {
+                try decoders[name]?(value.data, value.id)
+                guard case .object(let object) = try JSONValue(parsing: value.data) else { throw Skip(reason: "not a JSON object") }
+                return Prepared(value: value, tableName: name, outcome: .success(object))
+            } catch let skip as Skip {
+                return Prepared(value: value, tableName: name, outcome: .failure(skip))
+            } catch {
+                return Prepared(value: value, tableName: name, outcome: .failure(Skip(reason: "\(error)")))
+            }
+        }
+    }
+
+    /// Checks each value decodes as its type and parses its members, in parallel parts.
+    private func prepare(_ values: [Value]) -> [Prepared] {
+        let prepareOne = preparation()
+        let parts = values.count < 64 ? 1 : ProcessInfo.processInfo.activeProcessorCount
+        guard parts > 1 else { return values.map(prepareOne) }
+        let results = Locked<[Int: [Prepared]]>([:])
+        let size = (values.count + parts - 1) / parts
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let range = min(part * size, values.count)..<min((part + 1) * size, values.count)
+            let done = values[range].map(prepareOne)
+            results.withLock { $0[part] = done }
+        }
+        return results.withLock { parts in parts.keys.sorted().flatMap { parts[$0] ?? [] } }
+    }
+
+    private func write(_ row: Prepared, report: inout ProjectionUpdate) throws {
+        guard let target = targets[row.tableName] else { return }
+        switch row.outcome {
+        case .failure(let skip):
+            report.skippedCount += 1
+            if report.skipped.count < ModelProjection.reportedSkipLimit {
+                report.skipped.append(.init(valueId: row.value.id, reason: skip.reason))
+            }
+            try delete(row.value.id, from: row.tableName, report: &report)
+        case .success(let object):
+            var arguments: [DatabaseValue] = [
+                row.value.id.rawValue.databaseValue,
+                (instanceIdentifier(from: row.value.id) ?? row.value.id.rawValue).databaseValue,
+                (row.value.storedVersionId?.rawValue ?? "").databaseValue,
+                String(decoding: row.value.data, as: UTF8.self).databaseValue,
+            ]
+            arguments.reserveCapacity(4 + target.table.columns.count)
+            for column in target.table.columns {
+                arguments.append(Self.databaseValue(object[column.name], kind: column.kind))
+            }
+            try database.cachedStatement(sql: target.upsert).execute(arguments: StatementArguments(arguments))
             report.rowsChanged += 1
-        case .remove(let valueId):
-            guard let table = table(for: valueId) else { return }
-            try delete(valueId, from: table, report: &report)
-        case .preserve, .preserveRemoval:
-            return
         }
     }
 
-    private func delete(_ valueId: Value.ID, from table: ProjectedTable, report: inout ProjectionUpdate) throws {
-        let statement = try database.cachedStatement(sql: "DELETE FROM \(table.name.quotedDatabaseIdentifier) WHERE llvs_id = ?")
-        try statement.execute(arguments: [valueId.rawValue])
+    private func delete(_ valueId: Value.ID, from tableName: String, report: inout ProjectionUpdate) throws {
+        guard let target = targets[tableName] else { return }
+        try database.cachedStatement(sql: target.delete).execute(arguments: [valueId.rawValue])
         if database.changesCount > 0 { report.rowsChanged += 1 }
-    }
-
-    private func write(_ value: Value, into table: ProjectedTable) throws {
-        let object: JSONObject
-        if case .object(let parsed)? = try? JSONValue(parsing: value.data) { object = parsed } else { object = JSONObject() }
-        let names = ["llvs_id", "llvs_instance", "llvs_version", "llvs_data"] + table.columns.map(\.name)
-        let columns = names.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let updates = names.dropFirst().map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")
-        let statement = try database.cachedStatement(sql: """
-            INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(columns)) VALUES (\(placeholders))
-            ON CONFLICT(llvs_id) DO UPDATE SET \(updates)
-            """)
-        var arguments: [(any DatabaseValueConvertible)?] = [
-            value.id.rawValue,
-            instanceIdentifier(from: value.id) ?? value.id.rawValue,
-            (value.storedVersionId ?? Version.ID("")).rawValue,
-            String(decoding: value.data, as: UTF8.self),
-        ]
-        for column in table.columns {
-            arguments.append(Self.databaseValue(object[column.name], kind: column.kind))
-        }
-        try statement.execute(arguments: StatementArguments(arguments))
     }
 
     /// Seconds from 1970 to 2001, the offset between a stored `Date` and a Unix time.

@@ -109,7 +109,8 @@ enum StoredModel {
     /// - Throws: ``ModelError/notAModel(valueId:reason:)``, ``ModelError/invalidModelVersion(valueId:found:)``,
     ///   ``ModelError/newerModelVersion(valueId:stored:supported:)``, ``ModelError/undecodable(type:reason:)``.
     static func decode<Model: StorableModel>(_ type: Model.Type, from data: Data, valueId: Value.ID) throws(ModelError) -> Model {
-        try decodeNoting(type, from: data, valueId: valueId).model
+        try checkVersion(of: try parse(data, valueId: valueId), valueId: valueId, supported: Model.modelVersion)
+        return try ModelCoding.decode(type, from: data)
     }
 
     /// The model stored in `data`, and whether it is clean for its type: its type's own
