@@ -292,7 +292,7 @@ let modules: [Module] = [
 
     // Tools/
     Module(name: "llvs", kind: .tool, package: nil, local: ["LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer"],
-           external: [argumentParser, logging("Tools")], exclude: ["README.md"]),
+           external: [argumentParser, logging("Tools"), grdb], exclude: ["README.md"]),
     Module(name: "llvs-server", kind: .tool, package: nil, local: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools")], exclude: ["README.md", "DEPLOYMENT.md", "deploy"]),
     Module(name: "llvs-demo", kind: .tool, package: nil, local: ["LLVS"], external: []),

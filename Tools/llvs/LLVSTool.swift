@@ -27,7 +27,7 @@ struct LLVSTool: AsyncParsableCommand {
             LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
             CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
             SnapshotCommand.self, VerifyCommand.self, StatsCommand.self, RemoteCommand.self, CloneCommand.self,
-            RevertCommand.self, ConflictsCommand.self, KeyValueCommand.self,
+            RevertCommand.self, ConflictsCommand.self, KeyValueCommand.self, QueryCommand.self,
         ])
 
     /// Parses the arguments, runs the command, and turns errors into a message and an exit

@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import LLVSCore
+import LLVSModel
+import LLVSStore
+
+/// Tables inferred from the stored JSON alone, with no app code: what `llvs query` runs SQL
+/// against.
+///
+/// Each model type found at the version (values `Type/instance` holding a JSON object) gets
+/// a table named by its type identifier, with the columns `llvs_id`, `llvs_instance`,
+/// `llvs_version`, `llvs_data` (as a ``ModelProjection`` table has) and one per top-level
+/// member any of its values holds, typed by what the values hold there: integers and
+/// booleans `INTEGER`, other numbers `REAL`, strings `TEXT`, arrays and objects their
+/// canonical JSON `TEXT`, a mix untyped (of members whose keys differ only in ASCII case,
+/// which SQLite would take for one column, the first seen). Every other value (plain values, values of a type
+/// that are not JSON objects, and the rare type named like the projection's own tables) is
+/// a row of `llvs_values`: `llvs_id`, `llvs_version` and `llvs_data` (text when the bytes
+/// are UTF-8, a blob otherwise). Dates stay what the model layer stores: seconds since 2001
+/// (`datetime(updated + 978307200, 'unixepoch')`).
+public enum InferredTables {
+    /// One inferred table.
+    public struct Table: Sendable, Equatable {
+        /// The type identifier, the table's name.
+        public let name: String
+        /// The member columns, in the order first seen (values read in identifier order).
+        public let columns: [ProjectedColumn]
+        /// How many rows.
+        public let rows: Int
+    }
+
+    /// The table of values that are not models.
+    public static let valuesTable = "llvs_values"
+
+    /// Writes the tables of the values of `store` at `version` into `db` (an empty
+    /// database), and returns the model tables.
+    ///
+    /// - Throws: ``ProjectionError/unknownVersion(_:)``, the store's errors, or a
+    ///   `DatabaseError`.
+    /// - Complexity: O(n) in the values at `version`.
+    public static func write(_ store: Store, at version: Version.ID, into db: Database) throws -> [Table] {
+        guard store.historyIncludesVersions(identifiedBy: [version]) else { throw ProjectionError.unknownVersion(version) }
+        let references = try store.valueReferences(at: version).sorted { $0.valueId < $1.valueId }
+        var models: [String: [(value: Value, object: JSONObject)]] = [:]
+        var order: [String] = []
+        try db.execute(sql: "CREATE TABLE llvs_values (llvs_id TEXT PRIMARY KEY NOT NULL, llvs_version TEXT NOT NULL, llvs_data)")
+        let plain = try db.makeStatement(sql: "INSERT INTO llvs_values (llvs_id, llvs_version, llvs_data) VALUES (?, ?, ?)")
+        for start in stride(from: 0, to: references.count, by: 4_096) {
+            for value in try store.values(storedAt: Array(references[start..<min(start + 4_096, references.count)])) {
+                if let type = modelTypeIdentifier(from: value.id), !isReserved(type),
+                   case .object(let object)? = try? JSONValue(parsing: value.data) {
+                    if models[type] == nil { order.append(type) }
+                    models[type, default: []].append((value, object))
+                } else {
+                    let data: DatabaseValue = String(validating: value.data, as: UTF8.self).map(\.databaseValue) ?? value.data.databaseValue
+                    try plain.execute(arguments: [value.id.rawValue, value.storedVersionId?.rawValue ?? "", data])
+                }
+            }
+        }
+        var tables: [Table] = []
+        for type in order {
+            let rows = models[type] ?? []
+            let columns = inferColumns(rows.map(\.object))
+            let table = ProjectedTable(name: type, columns: columns, indexes: [], fullText: [])
+            try State.createTables([table], in: db)
+            let names = ["llvs_id", "llvs_instance", "llvs_version", "llvs_data"] + columns.map(\.name)
+            let insert = try db.makeStatement(sql: "INSERT INTO \(type.quotedDatabaseIdentifier) (\(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) "
+                                              + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+            for (value, object) in rows {
+                var arguments: [DatabaseValue] = [
+                    value.id.rawValue.databaseValue,
+                    (instanceIdentifier(from: value.id) ?? value.id.rawValue).databaseValue,
+                    (value.storedVersionId?.rawValue ?? "").databaseValue,
+                    String(decoding: value.data, as: UTF8.self).databaseValue,
+                ]
+                for column in columns { arguments.append(TableWriter.databaseValue(object[column.name], kind: column.kind)) }
+                try insert.execute(arguments: StatementArguments(arguments))
+            }
+            tables.append(Table(name: type, columns: columns, rows: rows.count))
+        }
+        return tables
+    }
+
+    /// Type identifiers that would collide with the projection's own tables, or SQLite's.
+    static func isReserved(_ type: String) -> Bool {
+        let lowered = type.lowercased()
+        return lowered.hasPrefix("llvs_") || lowered.hasPrefix("sqlite_")
+    }
+
+    /// The columns the objects' members make, each typed by what the objects hold there.
+    static func inferColumns(_ objects: [JSONObject]) -> [ProjectedColumn] {
+        var order: [String] = []
+        var kinds: [String: ProjectedColumn.Kind] = [:]
+        for object in objects {
+            for (key, value) in object where key != "$version" {
+                let kind: ProjectedColumn.Kind? = switch value {
+                case .null: nil
+                case .bool, .number(.integer), .number(.largeInteger): .integer
+                case .number(.double): .real
+                case .string: .text
+                case .array, .object: .json
+                }
+                if kinds[key] == nil, !order.contains(key) { order.append(key) }
+                guard let kind else { continue }
+                switch (kinds[key], kind) {
+                case (nil, _): kinds[key] = kind
+                case (.integer?, .real), (.real?, .integer): kinds[key] = .real
+                case let (existing?, new) where existing != new: kinds[key] = .value
+                default: break
+                }
+            }
+        }
+        // SQLite's names ignore ASCII case: of keys equal but for case, the first seen is the column.
+        var taken: Set<String> = []
+        return order.filter { key in
+            let lowered = key.lowercased()
+            return !key.isEmpty && !lowered.hasPrefix("llvs_") && lowered != "rowid" && taken.insert(lowered).inserted
+        }
+        .map { ProjectedColumn(name: $0, kind: kinds[$0] ?? .value) }
+    }
+}

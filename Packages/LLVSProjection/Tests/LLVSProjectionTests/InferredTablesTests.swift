@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+import LLVSCore
+import LLVSProjection
+import LLVSStore
+import LLVSStoreTesting
+import Testing
+
+/// Tables from stored JSON alone (what `llvs query` reads), on every backend.
+@Suite struct InferredTablesTests {
+    static func value(_ id: String, _ json: String) -> Value.Change {
+        .insert(Value(id: Value.ID(id), data: Data(json.utf8)))
+    }
+
+    @Test(arguments: StoreReplica.Backend.allCases)
+    func modelTypesBecomeTablesAndEverythingElseLlvsValues(_ backend: StoreReplica.Backend) throws {
+        let replica = try StoreReplica(backend: backend)
+        let version = try replica.store.makeVersion(basedOnPredecessor: nil, storing: [
+            Self.value("Note/a", #"{"title":"One","stars":1,"score":1,"place":{"city":"Paris"},"flag":true,"Title":"shadowed","$version":2}"#),
+            Self.value("Note/b", #"{"title":"Two","stars":2,"score":2.5,"tags":["x"],"mixed":"text"}"#),
+            Self.value("Note/c", #"{"title":null,"mixed":3}"#),
+            Self.value("Note/broken", "not json"),
+            .insert(Value(id: Value.ID("blob"), data: Data([0xFF, 0x00, 0xFE]))),
+            Self.value("greeting", "hello"),
+            Self.value("llvs_values/x", #"{"a":1}"#),
+        ])
+        let database = try DatabaseQueue()
+        let tables = try database.write { db in try InferredTables.write(replica.store, at: version.id, into: db) }
+        #expect(tables.map(\.name) == ["Note"])
+        let kinds = Dictionary(uniqueKeysWithValues: try #require(tables.first).columns.map { ($0.name, $0.kind) })
+        // "Title" sorts before "title" in a's members: of the two, it is the column.
+        #expect(kinds == ["Title": .text, "stars": .integer, "score": .real, "place": .json, "flag": .integer, "tags": .json, "mixed": .value])
+        #expect(tables.first?.rows == 3)
+        try database.read { (db: Database) throws -> Void in
+            #expect(try String.fetchOne(db, sql: "SELECT json_extract(place, '$.city') FROM Note WHERE llvs_instance = 'a'") == "Paris")
+            #expect(try Double.fetchOne(db, sql: "SELECT sum(score) FROM Note") == 3.5)
+            #expect(try String.fetchAll(db, sql: "SELECT llvs_id FROM llvs_values ORDER BY llvs_id") == ["Note/broken", "blob", "greeting", "llvs_values/x"])
+            #expect(try Data.fetchOne(db, sql: "SELECT llvs_data FROM llvs_values WHERE llvs_id = 'blob'") == Data([0xFF, 0x00, 0xFE]))
+            #expect(try String.fetchOne(db, sql: "SELECT llvs_version FROM Note WHERE llvs_instance = 'b'") == version.id.rawValue)
+        }
+    }
+
+    @Test func anUnknownVersionIsATypedError() throws {
+        let replica = try StoreReplica(backend: .memory)
+        let database = try DatabaseQueue()
+        #expect(throws: ProjectionError.unknownVersion(Version.ID("nowhere"))) {
+            try database.write { db in _ = try InferredTables.write(replica.store, at: Version.ID("nowhere"), into: db) }
+        }
+    }
+}
