@@ -13,10 +13,14 @@ import LLVSStore
 /// member any of its values holds, typed by what the values hold there: integers and
 /// booleans `INTEGER`, other numbers `REAL`, strings `TEXT`, arrays and objects their
 /// canonical JSON `TEXT`, a mix untyped (of members whose keys differ only in ASCII case,
-/// which SQLite would take for one column, the first seen). Every other value (plain values, values of a type
-/// that are not JSON objects, and the rare type named like the projection's own tables) is
+/// which SQLite would take for one column, the first seen; keys holding a NUL are left
+/// out). Every other value (plain values, values of a type
+/// that are not JSON objects, types whose names hold a NUL or equal an earlier type's but
+/// for case, which SQLite cannot name apart, and types named like the projection's
+/// own tables) is
 /// a row of `llvs_values`: `llvs_id`, `llvs_version` and `llvs_data` (text when the bytes
-/// are UTF-8, a blob otherwise). Dates stay what the model layer stores: seconds since 2001
+/// are UTF-8, a blob otherwise). A string holding a NUL (an identifier, a JSON string with
+/// `\u0000`) is written as a blob of its UTF-8 bytes, since SQLite text would end at it. Dates stay what the model layer stores: seconds since 2001
 /// (`datetime(updated + 978307200, 'unixepoch')`).
 public enum InferredTables {
     /// One inferred table.
@@ -43,17 +47,20 @@ public enum InferredTables {
         let references = try store.valueReferences(at: version).sorted { $0.valueId < $1.valueId }
         var models: [String: [(value: Value, object: JSONObject)]] = [:]
         var order: [String] = []
+        var tableNames: [String: String] = [:]   // by lowercased name: SQLite's names ignore case
         try db.execute(sql: "CREATE TABLE llvs_values (llvs_id TEXT PRIMARY KEY NOT NULL, llvs_version TEXT NOT NULL, llvs_data)")
         let plain = try db.makeStatement(sql: "INSERT INTO llvs_values (llvs_id, llvs_version, llvs_data) VALUES (?, ?, ?)")
         for start in stride(from: 0, to: references.count, by: 4_096) {
             for value in try store.values(storedAt: Array(references[start..<min(start + 4_096, references.count)])) {
-                if let type = modelTypeIdentifier(from: value.id), !isReserved(type),
+                if let type = modelTypeIdentifier(from: value.id), !isReserved(type), !type.utf8.contains(0),
+                   tableNames[type.lowercased()].map({ $0 == type }) ?? true,
                    case .object(let object)? = try? JSONValue(parsing: value.data) {
+                    tableNames[type.lowercased()] = type
                     if models[type] == nil { order.append(type) }
                     models[type, default: []].append((value, object))
                 } else {
                     let data: DatabaseValue = String(validating: value.data, as: UTF8.self).map(\.databaseValue) ?? value.data.databaseValue
-                    try plain.execute(arguments: [value.id.rawValue, value.storedVersionId?.rawValue ?? "", data])
+                    try plain.execute(arguments: [TableWriter.text(value.id.rawValue), TableWriter.text(value.storedVersionId?.rawValue ?? ""), data])
                 }
             }
         }
@@ -63,18 +70,9 @@ public enum InferredTables {
             let columns = inferColumns(rows.map(\.object))
             let table = ProjectedTable(name: type, columns: columns, indexes: [], fullText: [])
             try State.createTables([table], in: db)
-            let names = ["llvs_id", "llvs_instance", "llvs_version", "llvs_data"] + columns.map(\.name)
-            let insert = try db.makeStatement(sql: "INSERT INTO \(type.quotedDatabaseIdentifier) (\(names.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) "
-                                              + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+            let insert = try db.makeStatement(sql: TableWriter.insertSQL(into: type, columns: columns))
             for (value, object) in rows {
-                var arguments: [DatabaseValue] = [
-                    value.id.rawValue.databaseValue,
-                    (instanceIdentifier(from: value.id) ?? value.id.rawValue).databaseValue,
-                    (value.storedVersionId?.rawValue ?? "").databaseValue,
-                    String(decoding: value.data, as: UTF8.self).databaseValue,
-                ]
-                for column in columns { arguments.append(TableWriter.databaseValue(object[column.name], kind: column.kind)) }
-                try insert.execute(arguments: StatementArguments(arguments))
+                try insert.execute(arguments: TableWriter.rowArguments(value, object, columns: columns))
             }
             tables.append(Table(name: type, columns: columns, rows: rows.count))
         }
@@ -114,7 +112,7 @@ public enum InferredTables {
         var taken: Set<String> = []
         return order.filter { key in
             let lowered = key.lowercased()
-            return !key.isEmpty && !lowered.hasPrefix("llvs_") && lowered != "rowid" && taken.insert(lowered).inserted
+            return !key.isEmpty && !key.utf8.contains(0) && !lowered.hasPrefix("llvs_") && lowered != "rowid" && taken.insert(lowered).inserted
         }
         .map { ProjectedColumn(name: $0, kind: kinds[$0] ?? .value) }
     }

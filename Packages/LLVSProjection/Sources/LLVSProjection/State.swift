@@ -50,7 +50,7 @@ struct State {
     static func dropTables(previous: [String], current: [ProjectedTable], in db: Database) throws {
         let names = previous + current.flatMap { [$0.fullTextTableName, $0.name] }
         for name in names where try db.tableExists(name) {
-            try db.execute(sql: "DROP TABLE \(name.quotedDatabaseIdentifier)")
+            try db.execute(sql: "DROP TABLE \(name.sqlName)")
         }
     }
 
@@ -63,12 +63,12 @@ struct State {
                 "llvs_version TEXT NOT NULL",
                 "llvs_data TEXT NOT NULL",
             ]
-            definitions += table.columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.kind.sqlType)" }
-            try db.execute(sql: "CREATE TABLE \(table.name.quotedDatabaseIdentifier) (\(definitions.joined(separator: ", ")))")
+            definitions += table.columns.map { "\($0.name.sqlName) \($0.kind.sqlType)" }
+            try db.execute(sql: "CREATE TABLE \(table.name.sqlName) (\(definitions.joined(separator: ", ")))")
             for columns in table.indexes {
                 let name = "\(table.name)_by_\(columns.joined(separator: "_"))"
-                try db.execute(sql: "CREATE INDEX \(name.quotedDatabaseIdentifier) ON \(table.name.quotedDatabaseIdentifier) "
-                               + "(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))")
+                try db.execute(sql: "CREATE INDEX \(name.sqlName) ON \(table.name.sqlName) "
+                               + "(\(columns.map(\.sqlName).joined(separator: ", ")))")
             }
             if !table.fullText.isEmpty {
                 try db.create(virtualTable: table.fullTextTableName, using: FTS5()) { fts in

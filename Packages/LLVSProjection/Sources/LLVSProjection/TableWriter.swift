@@ -34,15 +34,12 @@ struct TableWriter {
         self.database = database
         var targets: [String: Target] = [:]
         for table in schema.tables where targets[table.name] == nil {
-            let name = table.name.quotedDatabaseIdentifier
-            let columns = ["llvs_id", "llvs_instance", "llvs_version", "llvs_data"] + table.columns.map(\.name)
-            let updates = columns.dropFirst().map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+            let updates = Self.rowColumnNames(table.columns).dropFirst()
+                .map { "\($0.sqlName) = excluded.\($0.sqlName)" }
             targets[table.name] = Target(
                 table: table,
-                upsert: "INSERT INTO \(name) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) "
-                    + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", "))) "
-                    + "ON CONFLICT(llvs_id) DO UPDATE SET \(updates.joined(separator: ", "))",
-                delete: "DELETE FROM \(name) WHERE llvs_id = ?")
+                upsert: Self.insertSQL(into: table.name, columns: table.columns) + " ON CONFLICT(llvs_id) DO UPDATE SET \(updates.joined(separator: ", "))",
+                delete: "DELETE FROM \(table.name.sqlName) WHERE llvs_id = ?")
         }
         self.targets = targets
     }
@@ -135,25 +132,48 @@ struct TableWriter {
             }
             try delete(row.value.id, from: row.tableName, report: &report)
         case .success(let object):
-            var arguments: [DatabaseValue] = [
-                row.value.id.rawValue.databaseValue,
-                (instanceIdentifier(from: row.value.id) ?? row.value.id.rawValue).databaseValue,
-                (row.value.storedVersionId?.rawValue ?? "").databaseValue,
-                String(decoding: row.value.data, as: UTF8.self).databaseValue,
-            ]
-            arguments.reserveCapacity(4 + target.table.columns.count)
-            for column in target.table.columns {
-                arguments.append(Self.databaseValue(object[column.name], kind: column.kind))
-            }
-            try database.cachedStatement(sql: target.upsert).execute(arguments: StatementArguments(arguments))
+            try database.cachedStatement(sql: target.upsert)
+                .execute(arguments: Self.rowArguments(row.value, object, columns: target.table.columns))
             report.rowsChanged += 1
         }
     }
 
     private func delete(_ valueId: Value.ID, from tableName: String, report: inout ProjectionUpdate) throws {
         guard let target = targets[tableName] else { return }
-        try database.cachedStatement(sql: target.delete).execute(arguments: [valueId.rawValue])
+        try database.cachedStatement(sql: target.delete).execute(arguments: [Self.text(valueId.rawValue)])
         if database.changesCount > 0 { report.rowsChanged += 1 }
+    }
+
+    /// A model row's values, in the order of ``rowColumnNames(_:)``.
+    static func rowArguments(_ value: Value, _ object: JSONObject, columns: [ProjectedColumn]) -> StatementArguments {
+        var arguments: [DatabaseValue] = [
+            text(value.id.rawValue),
+            text(instanceIdentifier(from: value.id) ?? value.id.rawValue),
+            text(value.storedVersionId?.rawValue ?? ""),
+            String(decoding: value.data, as: UTF8.self).databaseValue,
+        ]
+        arguments.reserveCapacity(4 + columns.count)
+        for column in columns { arguments.append(databaseValue(object[column.name], kind: column.kind)) }
+        return StatementArguments(arguments)
+    }
+
+    /// A model row's columns: the projection's own, then the properties'.
+    static func rowColumnNames(_ columns: [ProjectedColumn]) -> [String] {
+        ["llvs_id", "llvs_instance", "llvs_version", "llvs_data"] + columns.map(\.name)
+    }
+
+    /// `INSERT INTO table (columns) VALUES (?, …)` for a model row.
+    static func insertSQL(into table: String, columns: [ProjectedColumn]) -> String {
+        let names = rowColumnNames(columns)
+        return "INSERT INTO \(table.sqlName) (\(names.map(\.sqlName).joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+    }
+
+    /// A string as an SQL value: text, or its UTF-8 bytes as a blob when it holds a NUL
+    /// (SQLite would keep text only up to the NUL, as GRDB binds it; a JSON string may hold
+    /// `\u0000`, an identifier any byte).
+    static func text(_ string: String) -> DatabaseValue {
+        string.utf8.contains(0) ? Data(string.utf8).databaseValue : string.databaseValue
     }
 
     /// Seconds from 1970 to 2001, the offset between a stored `Date` and a Unix time.
@@ -169,8 +189,16 @@ struct TableWriter {
         case (_, .number(.integer(let integer))): return integer.databaseValue
         case (_, .number(.double(let double))): return double.databaseValue
         case (_, .number(.largeInteger(let digits))): return digits.databaseValue
-        case (_, .string(let string)): return string.databaseValue
+        case (_, .string(let string)): return text(string)
         case (_, .array), (_, .object): return String(decoding: json.canonicalData, as: UTF8.self).databaseValue
         }
+    }
+}
+
+extension String {
+    /// The string as an SQL name: in double quotes, each double quote doubled (GRDB's
+    /// `quotedDatabaseIdentifier` does not double them, and keys come from stored JSON).
+    var sqlName: String {
+        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -40,6 +40,35 @@ import Testing
         }
     }
 
+    /// Names SQLite cannot hold apart or at all (a NUL; two types equal but for case) come
+    /// from values like any other: the query still runs, those values in `llvs_values`.
+    @Test(arguments: StoreReplica.Backend.allCases)
+    func hostileNamesInValidJSONNeverBreakTheTables(_ backend: StoreReplica.Backend) throws {
+        let replica = try StoreReplica(backend: backend)
+        let version = try replica.store.makeVersion(basedOnPredecessor: nil, storing: [
+            Self.value("Note/a", "{\"title\":\"One\",\"bad\\u0000key\":1,\"\":2,\"quote\\\"d\":3}"),
+            Self.value("note/b", #"{"title":"Two"}"#),
+            Self.value("No\u{0}te/c", #"{"title":"Three"}"#),
+            Self.value("Ta\"ble]/d", #"{"title":"Four"}"#),
+            Self.value("Note/\u{0}x", #"{"title":"Fi\u0000ve"}"#),
+            Self.value("Note/\u{0}y", #"{"title":"Six"}"#),
+        ])
+        let database = try DatabaseQueue()
+        let tables = try database.write { db in try InferredTables.write(replica.store, at: version.id, into: db) }
+        #expect(tables.map(\.name) == ["Note", "Ta\"ble]"])
+        #expect(tables.first?.columns.map(\.name) == ["title", "quote\"d"])
+        try database.read { (db: Database) throws -> Void in
+            // Read as bytes: a C string would end at the NUL.
+            let ids = try Data.fetchAll(db, sql: "SELECT CAST(llvs_id AS BLOB) FROM llvs_values ORDER BY llvs_id")
+            #expect(ids == [Data("note/b".utf8), Data("No\u{0}te/c".utf8)], "text sorts before blobs")
+            #expect(try Int.fetchOne(db, sql: #"SELECT "quote""d" FROM Note WHERE llvs_instance = 'a'"#) == 3)
+            #expect(try String.fetchOne(db, sql: #"SELECT title FROM "Ta""ble]""#) == "Four")
+            // Identifiers and strings holding a NUL keep every byte (as blobs), each its own row.
+            let titles = try Data.fetchAll(db, sql: "SELECT CAST(title AS BLOB) FROM Note ORDER BY llvs_data")
+            #expect(titles.contains(Data("Fi\u{0}ve".utf8)) && titles.count == 3)
+        }
+    }
+
     @Test func anUnknownVersionIsATypedError() throws {
         let replica = try StoreReplica(backend: .memory)
         let database = try DatabaseQueue()
