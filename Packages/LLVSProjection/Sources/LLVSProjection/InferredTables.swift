@@ -68,7 +68,7 @@ public enum InferredTables {
         for type in order {
             let rows = models[type] ?? []
             let columns = inferColumns(rows.map(\.object))
-            let table = ProjectedTable(name: type, columns: columns, indexes: [], fullText: [])
+            let table = ProjectedTable(name: type, columns: columns, indexes: [], fullText: [], owned: false)
             try State.createTables([table], in: db)
             let insert = try db.makeStatement(sql: TableWriter.insertSQL(into: type, columns: columns))
             for (value, object) in rows {

@@ -28,6 +28,9 @@ import LLVSStore
 /// mid-update leaves the tables at the version they showed. A changed schema, tables that
 /// are missing, a shown version the store does not hold, or a damaged file (not a database,
 /// failing `PRAGMA quick_check`) make a rebuild from the store, which is always the truth.
+///
+/// **Owned tables** (``ProjectionSchema/add(_:indexes:fullText:owned:)``) are also written
+/// by the app with SQL; ``drain(metadata:)`` saves the columns it changed as one version.
 public final class ModelProjection: Sendable {
     /// The database file's path.
     public let path: String
@@ -99,6 +102,14 @@ public final class ModelProjection: Sendable {
     /// rebuilds them when the schema changed, the file was new or damaged, or the shown
     /// version is unknown), in one transaction with the state row.
     ///
+    /// Edits the app made to owned tables since the last update are drained first, in the
+    /// same transaction, as one version on the version shown (``ProjectionUpdate/drained``;
+    /// rows that make no model are put back as stored and reported in
+    /// ``ProjectionUpdate/rejected``). When `version` is the version shown, the tables then
+    /// show the drained version; otherwise they show `version`, and the drained version
+    /// reaches them once it is merged (``follow(_:)`` merges it into the coordinator's
+    /// current version).
+    ///
     /// - Throws: ``ProjectionError/unknownVersion(_:)``, a store error reading the values,
     ///   or a `DatabaseError`; the tables then still show the version they showed.
     /// - Complexity: O(changed values × log n) for a diff; O(n) for a rebuild.
@@ -106,16 +117,26 @@ public final class ModelProjection: Sendable {
     public func update(to version: Version.ID) throws -> ProjectionUpdate {
         try updating.withLock { last in
             guard store.historyIncludesVersions(identifiedBy: [version]) else { throw ProjectionError.unknownVersion(version) }
-            let state = try database.read { db in try State.read(db).map { ($0, try State.tablesExist($0.tables, in: db)) } }
+            let (shown, state, captured) = try database.read { db in
+                (try shownVersion(in: db), try State.read(db), try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM llvs_captured)") ?? false)
+            }
             var report = ProjectionUpdate(version: version)
-            if let (state, tablesExist) = state, tablesExist, state.schema == schema.fingerprint,
-               let shown = state.version, store.historyIncludesVersions(identifiedBy: [shown]) {
+            if let shown {
                 report.previousVersion = shown
-                if shown != version {
-                    let changes = try store.valueChanges(madeBetween: shown, and: version)
+                if shown != version || captured {
                     try database.write { db in
-                        try TableWriter(schema: schema, database: db).apply(changes, report: &report)
-                        try State.write(version: version, schema: schema, in: db)
+                        try OwnedTables.setApplying(true, in: db)
+                        let drained = try OwnedTables.drain(on: shown, store: store, schema: schema, metadata: [:], strict: false,
+                                                            db: db, report: &report)
+                        let target = shown == version ? drained ?? version : version
+                        let from = drained ?? shown
+                        if from != target {
+                            try TableWriter(schema: schema, database: db).apply(try store.valueChanges(madeBetween: from, and: target),
+                                                                                report: &report)
+                        }
+                        report.version = target
+                        try State.write(version: target, schema: schema, in: db)
+                        try OwnedTables.setApplying(false, in: db)
                         beforeCommit?()
                     }
                 }
@@ -123,7 +144,14 @@ public final class ModelProjection: Sendable {
                 report.rebuilt = true
                 let references = try store.valueReferences(at: version)
                 try database.write { db in
-                    try State.dropTables(previous: try State.read(db)?.tables ?? [], current: schema.tables, in: db)
+                    try OwnedTables.setApplying(true, in: db)
+                    // Edits to owned tables of a shown version the store holds are saved before the tables go.
+                    if let state, let previous = state.version, store.historyIncludesVersions(identifiedBy: [previous]) {
+                        _ = try OwnedTables.drain(on: previous, store: store, schema: schema, metadata: [:], strict: false,
+                                                  db: db, report: &report)
+                    }
+                    try db.execute(sql: "DELETE FROM llvs_captured")
+                    try State.dropTables(previous: state?.tables ?? [], current: schema.tables, in: db)
                     try State.createTables(schema.tables, in: db)
                     let writer = TableWriter(schema: schema, database: db)
                     let projected = references.filter { writer.tableName(for: $0.valueId) != nil }
@@ -131,6 +159,7 @@ public final class ModelProjection: Sendable {
                         try writer.insert(Array(projected[start..<min(start + 8_192, projected.count)]), readingFrom: store, report: &report)
                     }
                     try State.write(version: version, schema: schema, in: db)
+                    try OwnedTables.setApplying(false, in: db)
                     beforeCommit?()
                 }
             }
@@ -139,15 +168,79 @@ public final class ModelProjection: Sendable {
         }
     }
 
+    /// Saves the edits the app made to owned tables (rows inserted and deleted, property
+    /// columns updated) as one version on the version the tables show, each changed column
+    /// written over the stored model, and moves the tables to it: one transaction, so the
+    /// edits are either all in the version or all still captured.
+    ///
+    /// An inserted row gives its instance in `llvs_instance` (a random UUID when left out;
+    /// an `Identifiable` model's `id` wins) and every property that is not optional. The
+    /// drained rows then hold the stored model again, with its `llvs_id`, `llvs_version`
+    /// and `llvs_data`.
+    ///
+    /// - Parameter metadata: The version's metadata.
+    /// - Returns: The version made, or nil when there was nothing to drain.
+    /// - Throws: ``ProjectionError/notUpdated`` before the first update (or after a schema
+    ///   change), ``ProjectionError/unsavableRow(type:instance:reason:)`` when a row makes
+    ///   no model of its type (nothing is saved; the edits stay captured), ``ModelError``,
+    ///   a store error, or a `DatabaseError`.
+    @discardableResult
+    public func drain(metadata: Version.Metadata = [:]) throws -> Version.ID? {
+        try updating.withLock { last in
+            guard let shown = try database.read({ try shownVersion(in: $0) }) else { throw ProjectionError.notUpdated }
+            var report = ProjectionUpdate(version: shown)
+            report.previousVersion = shown
+            let drained = try database.write { db in
+                try OwnedTables.setApplying(true, in: db)
+                let drained = try OwnedTables.drain(on: shown, store: store, schema: schema, metadata: metadata, strict: true,
+                                                    db: db, report: &report)
+                if let drained {
+                    report.version = drained
+                    try State.write(version: drained, schema: schema, in: db)
+                }
+                try OwnedTables.setApplying(false, in: db)
+                beforeCommit?()
+                return drained
+            }
+            if drained != nil { last = report }
+            return drained
+        }
+    }
+
+    /// ``drain(metadata:)``, then merges the drained version into `coordinator`'s current
+    /// version (a fast-forward when the tables showed it) and updates the tables to the
+    /// result.
+    ///
+    /// - Parameter metadata: The drained version's metadata; the coordinator's
+    ///   ``StoreCoordinator/defaultMetadataForNewVersions`` when nil.
+    /// - Returns: The version the drain made, or nil when there was nothing to drain.
+    /// - Throws: What ``drain(metadata:)`` and ``update(to:)`` throw, or the merge's error.
+    @discardableResult
+    public func drain(into coordinator: StoreCoordinator, metadata: Version.Metadata? = nil) throws -> Version.ID? {
+        guard let drained = try drain(metadata: metadata ?? coordinator.defaultMetadataForNewVersions) else { return nil }
+        try coordinator.performMerge()
+        try update(to: coordinator.currentVersion)
+        return drained
+    }
+
+    /// The version the tables show, when they are whole tables of this schema at a version
+    /// the store holds (else nil: the next update rebuilds).
+    private func shownVersion(in db: Database) throws -> Version.ID? {
+        guard let state = try State.read(db), state.schema == schema.fingerprint, try State.tablesExist(state.tables, in: db),
+              let shown = state.version, store.historyIncludesVersions(identifiedBy: [shown]) else { return nil }
+        return shown
+    }
+
     /// Keeps the tables at `coordinator`'s current version: updates to it now and after
     /// every move (saves, merges, pulls, reverts, checkouts), until the coordinator closes
-    /// or the calling task is cancelled.
+    /// or the calling task is cancelled. Edits to owned tables an update drains are merged
+    /// into the coordinator's current version, and the tables follow.
     ///
-    /// - Throws: What ``update(to:)`` throws.
+    /// - Throws: What ``update(to:)`` throws, or the merge's error.
     public func follow(_ coordinator: StoreCoordinator) async throws {
         for await version in coordinator.currentVersions {
             try Task.checkCancellation()
-            try update(to: version)
+            if try update(to: version).drained != nil { try coordinator.performMerge() }
         }
     }
 
@@ -231,7 +324,7 @@ public struct ProjectionUpdate: Sendable, Equatable {
     }
 
     /// The version the tables show now.
-    public let version: Version.ID
+    public internal(set) var version: Version.ID
     /// The version they showed before, when the update applied a diff.
     public internal(set) var previousVersion: Version.ID?
     /// True when the tables were built anew from the store.
@@ -243,6 +336,13 @@ public struct ProjectionUpdate: Sendable, Equatable {
     public internal(set) var skipped: [Skipped] = []
     /// How many values were skipped in all.
     public internal(set) var skippedCount = 0
+    /// The version the update made of the edits to owned tables it drained first.
+    public internal(set) var drained: Version.ID?
+    /// The first ``ModelProjection/reportedSkipLimit`` rows of owned tables whose edits
+    /// were dropped because they make no model of their type (the stored row is back).
+    public internal(set) var rejected: [Skipped] = []
+    /// How many rows' edits were dropped in all.
+    public internal(set) var rejectedCount = 0
 
     init(version: Version.ID) {
         self.version = version

@@ -2,7 +2,7 @@ import Foundation
 import LLVSCore
 
 /// What went wrong describing, opening or updating a projection. Each case names what was
-/// wrong; the store is never written by a projection.
+/// wrong; a projection writes the store only when it drains an owned table's edits.
 public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A model type's columns could not be learned (see ``ProjectionSchema/add(_:indexes:fullText:)``).
     case cannotDescribe(type: String, reason: String)
@@ -17,6 +17,11 @@ public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible
     /// A statement given to ``ModelProjection/fetch(_:sql:arguments:)`` did not select the
     /// projection's own columns (`llvs_id`, `llvs_version`, `llvs_data`).
     case missingColumn(String)
+    /// A row of an owned table that does not make a model of its type (a column of the wrong
+    /// type, a missing property): ``ModelProjection/drain(metadata:)`` saved nothing.
+    case unsavableRow(type: String, instance: String, reason: String)
+    /// The tables do not show a version of this schema yet: update the projection first.
+    case notUpdated
 
     public var description: String {
         switch self {
@@ -26,6 +31,9 @@ public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible
         case let .unknownColumn(type, column): return "model type '\(type)' has no column '\(column)'"
         case .unknownVersion(let version): return "version \(version) is not in the store"
         case .missingColumn(let column): return "the query's rows have no column '\(column)'"
+        case let .unsavableRow(type, instance, reason):
+            return "the row '\(instance)' of owned table '\(type)' is not a '\(type)' model: \(reason)"
+        case .notUpdated: return "the projection's tables show no version of its schema: call update(to:) first"
         }
     }
 }

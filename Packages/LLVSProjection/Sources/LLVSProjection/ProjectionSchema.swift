@@ -60,6 +60,9 @@ public struct ProjectedTable: Sendable, Codable, Equatable {
     public let indexes: [[String]]
     /// The columns of the table's FTS5 table `<name>_fts` (none: no such table).
     public let fullText: [String]
+    /// True for an owned table: the app writes its rows with SQL, and
+    /// ``ModelProjection/drain(metadata:)`` turns the columns it changed into a version.
+    public let owned: Bool
 
     /// The FTS5 table's name.
     public var fullTextTableName: String { name + "_fts" }
@@ -81,6 +84,8 @@ public struct ProjectionSchema: Sendable {
     public private(set) var tables: [ProjectedTable] = []
     /// Per type identifier, how a stored value is checked for decoding.
     var decoders: [String: @Sendable (Data, Value.ID) throws -> Void] = [:]
+    /// Per owned table, how a row's JSON object becomes a save in a batch.
+    var savers: [String: OwnedTables.Saver] = [:]
 
     /// An empty schema of version `version`.
     public init(version: Int) {
@@ -92,16 +97,24 @@ public struct ProjectionSchema: Sendable {
     /// `fullText`. Values of the type that do not decode as `type` are skipped and
     /// reported.
     ///
+    /// With `owned`, the app may also write the table with SQL (`INSERT`, `UPDATE`,
+    /// `DELETE` on the property columns and `llvs_instance`): triggers note each changed
+    /// column, and ``ModelProjection/drain(metadata:)`` saves them as one version, each
+    /// changed column written over the stored model (its other properties, and members the
+    /// type does not know, kept), so replicas editing different columns merge per property.
+    ///
     /// - Throws: ``ProjectionError/cannotDescribe(type:reason:)``,
     ///   ``ProjectionError/duplicateTable(_:)``, ``ProjectionError/reservedName(_:)``,
     ///   ``ProjectionError/unknownColumn(type:column:)``.
-    public mutating func add<Model: StorableModel>(_ type: Model.Type, indexes: [[String]] = [], fullText: [String] = []) throws(ProjectionError) {
+    public mutating func add<Model: StorableModel>(_ type: Model.Type, indexes: [[String]] = [], fullText: [String] = [],
+                                                   owned: Bool = false) throws(ProjectionError) {
         let name = Model.modelTypeIdentifier
         let columns = try ColumnProbe.columns(of: type)
-        let table = ProjectedTable(name: name, columns: columns, indexes: indexes, fullText: fullText)
+        let table = ProjectedTable(name: name, columns: columns, indexes: indexes, fullText: fullText, owned: owned)
         try check(table)
         tables.append(table)
         decoders[name] = { data, valueId in _ = try Model.decodeStored(data, valueId: valueId) }
+        if owned { savers[name] = OwnedTables.saver(for: type) }
     }
 
     private func check(_ table: ProjectedTable) throws(ProjectionError) {

@@ -30,9 +30,11 @@ struct State {
         try tables.allSatisfy { try db.tableExists($0) }
     }
 
-    /// Creates the state table if it is missing.
+    /// Creates the state table, and the owned tables' capture and flag tables, if they are
+    /// missing.
     static func createTable(in db: Database) throws {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS llvs_projection (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        try OwnedTables.createTables(in: db)
     }
 
     /// Records `version` and `schema`'s identity and tables.
@@ -57,13 +59,7 @@ struct State {
     /// Creates each table, its indexes and its FTS5 table (kept in step by GRDB's triggers).
     static func createTables(_ tables: [ProjectedTable], in db: Database) throws {
         for table in tables {
-            var definitions = [
-                "llvs_id TEXT PRIMARY KEY NOT NULL",
-                "llvs_instance TEXT NOT NULL UNIQUE",
-                "llvs_version TEXT NOT NULL",
-                "llvs_data TEXT NOT NULL",
-            ]
-            definitions += table.columns.map { "\($0.name.sqlName) \($0.kind.sqlType)" }
+            let definitions = OwnedTables.ownColumnDefinitions(owned: table.owned) + table.columns.map { "\($0.name.sqlName) \($0.kind.sqlType)" }
             try db.execute(sql: "CREATE TABLE \(table.name.sqlName) (\(definitions.joined(separator: ", ")))")
             for columns in table.indexes {
                 let name = "\(table.name)_by_\(columns.joined(separator: "_"))"
@@ -77,6 +73,7 @@ struct State {
                     for column in table.fullText { fts.column(column) }
                 }
             }
+            if table.owned { try OwnedTables.createTriggers(for: table, in: db) }
         }
     }
 }

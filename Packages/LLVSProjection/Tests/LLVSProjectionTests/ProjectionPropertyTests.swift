@@ -85,7 +85,7 @@ import Testing
     @Test(arguments: StoreReplica.Backend.allCases)
     func incrementalProjectionsEqualFreshOnes(_ backend: StoreReplica.Backend) async {
         await propertyCheck(count: Self.cases(15), input: Self.steps) { steps in
-            try play(steps, backend: backend)
+            await failingOnThrow { try play(steps, backend: backend) }
         }
     }
 }

@@ -5,6 +5,7 @@ import LLVSModel
 import LLVSProjection
 import LLVSStore
 import LLVSTesting
+import Testing
 
 @MergeableModel
 struct Person: Equatable, Sendable {
@@ -74,4 +75,15 @@ func freshDump(of store: Store, at version: Version.ID, schema: ProjectionSchema
     let projection = try ModelProjection(path: directory.url.appendingPathComponent("fresh.sqlite").path, store: store, schema: schema)
     try projection.update(to: version)
     return try dump(projection)
+}
+
+/// Runs a property's body and records what it throws as a failure. swift-property-based
+/// 2.0.1 counts only recorded issues: it runs the body under `try?`, so an error thrown from
+/// a `propertyCheck` body would pass unseen.
+func failingOnThrow(_ body: () async throws -> Void) async {
+    do {
+        try await body()
+    } catch {
+        Issue.record(error)
+    }
 }
