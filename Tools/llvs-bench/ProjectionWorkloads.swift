@@ -13,6 +13,9 @@ import LLVS
 ///   updated to the merge (`update_after_merge_ms`, and per changed model).
 /// - **Queries**: an indexed query (`city = ?`, `indexed_query_ms`) and a full-text query
 ///   (`notes MATCH ?`, `fulltext_query_ms`), each returning typed models, median of 20.
+/// - **Owned table**: a second projection of the merge with the type owned
+///   (`owned_initial_projection_ms`); the app updates two columns of 1,000 rows (100 small)
+///   with SQL, and the drain saves them as one version (`drain_ms`, and per row).
 /// - The process's peak resident set (`peak_rss_bytes`, recorded for every workload).
 enum ProjectionWorkloads {
     static func w13(backend: String, scale: Scale, report: Report) throws {
@@ -88,5 +91,28 @@ enum ProjectionWorkloads {
         }
         guard found > 0 else { throw BenchmarkError.wrongResult("W13's full-text query found nothing") }
         report.record("W13", backend, "fulltext_query_ms", fullText, unit: "ms", parameters: ["models": count, "rows": found])
+
+        // An owned table: rows edited with SQL, drained into one version.
+        var ownedSchema = ProjectionSchema(version: 1)
+        try ownedSchema.add(BenchContact.self, indexes: [["city"], ["score"]], fullText: ["name", "notes"], owned: true)
+        let owned = try ModelProjection(path: bench.directory.appendingPathComponent("owned.sqlite").path, store: store, schema: ownedSchema)
+        let ownedInitial = try milliseconds { try owned.update(to: merged) }
+        report.record("W13", backend, "owned_initial_projection_ms", ownedInitial, unit: "ms", parameters: parameters)
+        let edited = chosen[(2 * edits)..<(3 * edits)].map { ids[$0] }
+        try owned.database.write { db in
+            for id in edited {
+                try db.execute(sql: #"UPDATE "BenchContact" SET city = 'owned', visits = visits + 1 WHERE llvs_instance = ?"#, arguments: [id])
+            }
+        }
+        var drained: Version.ID?
+        let drainTime = try milliseconds { drained = try owned.drain() }
+        guard let drained, let first = edited.first,
+              try store.fetchModel(BenchContact.self, instanceIdentifier: first, at: drained)?.city == "owned",
+              try store.valueChanges(madeBetween: merged, and: drained).count == edits else {
+            throw BenchmarkError.wrongResult("W13's drain did not save the \(edits) edited rows")
+        }
+        let drainParameters = ["models": count, "rows": edits]
+        report.record("W13", backend, "drain_ms", drainTime, unit: "ms", parameters: drainParameters)
+        report.record("W13", backend, "drain_us_per_row", drainTime * 1_000 / Double(edits), unit: "us", parameters: drainParameters)
     }
 }

@@ -201,8 +201,19 @@ enum OwnedTables {
         for (table, rowNumber) in replaced {
             try db.execute(sql: "DELETE FROM \(table.sqlName) WHERE rowid = ?", arguments: [rowNumber])
         }
-        var changes: [Value.Change] = []
-        for valueId in refreshed {
+        // The version's diff gives the saved rows in one pass; rows it does not name (a save
+        // that changed nothing, a rejected row) are read one by one.
+        var changes = try version.map { try store.valueChanges(madeBetween: shown, and: $0) } ?? []
+        var covered = Set<Value.ID>()
+        for change in changes {
+            switch change {
+            case .insert(let value), .update(let value): covered.insert(value.id)
+            case .remove(let valueId): covered.insert(valueId)
+            case .preserve, .preserveRemoval: continue
+            }
+        }
+        for valueId in refreshed where !covered.contains(valueId) {
+            covered.insert(valueId)
             if let value = try store.value(id: valueId, at: version ?? shown) {
                 changes.append(.update(value))
             } else {
