@@ -10,11 +10,14 @@ struct QueryCommand: ParsableCommand {
         abstract: "Run read-only SQL against the models and values at a version.",
         discussion: """
             Each model type at the version is a table named by its type identifier (llvs_id, \
-            llvs_instance, llvs_version, llvs_data, and a column per top-level member, typed by \
-            what the stored JSON holds); every other value is a row of llvs_values (llvs_id, \
-            llvs_version, llvs_data). SQLite's JSON functions read nested members: \
-            json_extract(place, '$.city'). Dates are seconds since 2001. A statement that \
-            writes is refused.
+            llvs_instance, llvs_version, llvs_data, and a column per property). A type whose \
+            schema the model layer recorded gets its columns from it: dates as seconds since \
+            1970 (datetime(updated, 'unixepoch')), references as the target's instance, \
+            joining its table's llvs_instance. Other types get a column per top-level member, \
+            typed by what the stored JSON holds (dates: seconds since 2001). Every other value \
+            is a row of llvs_values (llvs_id, llvs_version, llvs_data); the schemas are rows \
+            of llvs_schemas. SQLite's JSON functions read nested members: \
+            json_extract(place, '$.city'). A statement that writes is refused.
 
               llvs query 'SELECT category, count(*) FROM Note GROUP BY category'
               llvs query --at 3f2a9c1 --json 'SELECT title FROM Note WHERE stars > 3'

@@ -13,7 +13,10 @@ from .canonical_json import dumps
 
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 MAXIMUM_MODEL_VERSION = 2 ** 53
-ERROR_CODES = ("counterOutOfRange", "newerModelVersion", "invalidModelVersion", "notAnObject", "unknownStrategy")
+ERROR_CODES = ("counterOutOfRange", "newerModelVersion", "invalidModelVersion", "notAnObject", "unknownStrategy",
+               "invalidSchema")
+SCHEMA_PREFIX = "$schema/"
+SCHEMA_KINDS = ("integer", "real", "text", "boolean", "date", "json", "value", "reference")
 
 
 class ModelError(ValueError):
@@ -587,3 +590,41 @@ def stored_form(encoded, reader_version, known_keys=None, schema=None, existing=
     if reader_version > 1:
         form[VERSION_KEY] = reader_version
     return form
+
+
+# Recorded schemas -------------------------------------------------------------------------
+
+def read_schema(text):
+    """Section 17, Recorded schemas: the schema recorded as ``text`` (the value
+    `$schema/TYPE`), as ``{"type", "modelVersion", "properties": [{"name", "kind"[, "target"]}]}``;
+    a kind this reader does not know reads as `value`. Raises ModelError `invalidSchema` for a
+    value that is no schema."""
+    def invalid(reason):
+        return ModelError("invalidSchema", reason)
+    try:
+        obj = loads(text)
+    except ValueError:
+        raise invalid("not JSON") from None
+    if not isinstance(obj, dict):
+        raise invalid("not a JSON object")
+    kind_of_type = obj.get("type")
+    if not isinstance(kind_of_type, str) or kind_of_type == "":
+        raise invalid("no type")
+    version = obj.get("modelVersion")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAXIMUM_MODEL_VERSION:
+        raise invalid("no model version from 1 to 2^53")
+    entries = obj.get("properties")
+    if not isinstance(entries, list):
+        raise invalid("no properties")
+    properties = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not isinstance(entry.get("kind"), str):
+            raise invalid("a property without a name and a kind")
+        kind = entry["kind"] if entry["kind"] in SCHEMA_KINDS else "value"
+        prop = {"name": entry["name"], "kind": kind}
+        if kind == "reference":
+            if not isinstance(entry.get("target"), str):
+                raise invalid(f"reference {entry['name']!r} names no target")
+            prop["target"] = entry["target"]
+        properties.append(prop)
+    return {"type": kind_of_type, "modelVersion": version, "properties": properties}

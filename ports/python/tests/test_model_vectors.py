@@ -1,11 +1,12 @@
 """conformance/models (SPEC.md section 17): every property merge and model merge of
 merges.json gives its result (or error) with its sides in either order, and the kept side;
-every save of stored.json gives its stored object (or error)."""
+every save of stored.json gives its stored object (or error); every recorded schema of
+schemas.json reads as the file says (or is refused)."""
 import unittest
 
 from llvs_port.canonical_json import dumps
 from llvs_port.models import (ModelError, Side, canonical, list_order, loads, matching, merge_models, merge_sides,
-                              merge_text, stored_form, strategy_from_json)
+                              merge_text, read_schema, stored_form, strategy_from_json)
 
 from tests.vector_support import MODELS
 
@@ -80,6 +81,18 @@ class ModelVectorTests(unittest.TestCase):
                     self.assertFails(case["error"], save, message)
                 else:
                     self.assertSameJSON(save(), case["result"], message)
+
+
+    def test_recorded_schemas(self):
+        schemas = load("schemas.json")
+        self.assertGreater(len(schemas["schemas"]), 5)
+        for case in schemas["schemas"]:
+            if "error" in case:
+                with self.assertRaises(ModelError, msg=case["name"]) as caught:
+                    read_schema(case["recorded"])
+                self.assertEqual(caught.exception.code, case["error"], case["name"])
+            else:
+                self.assertSameJSON(read_schema(case["recorded"]), case["read"], case["name"])
 
 
 class ModelRuleTests(unittest.TestCase):

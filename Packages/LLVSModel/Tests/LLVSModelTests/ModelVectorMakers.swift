@@ -301,3 +301,57 @@ struct StoredVectorMaker {
                               arrays: [("saves", maker.cases)])
     }
 }
+
+/// Builds `conformance/models/schemas.json`: recorded schemas (SPEC.md section 17,
+/// "Recorded schemas"): what the model layer records for sample types, and how a reader
+/// reads recorded bytes (an unknown kind as `value`; a value that is no schema refused).
+struct SchemaVectorMaker {
+    private var cases: [JSONValue] = []
+
+    /// What a reader makes of `schema`, in the vectors' form.
+    static func read(_ schema: ModelSchema) -> JSONValue {
+        let properties = schema.properties.map { property -> JSONValue in
+            var members: [(String, JSONValue)] = [("name", .string(property.name)), ("kind", .string(property.kind.recordedName))]
+            if case .reference(let target) = property.kind { members.append(("target", .string(target))) }
+            return .object(JSONObject(members))
+        }
+        return .object(JSONObject([("type", .string(schema.typeIdentifier)), ("modelVersion", int(schema.modelVersion)),
+                                   ("properties", .array(properties))]))
+    }
+
+    mutating func type<Model: StorableModel>(_ name: String, _ type: Model.Type) throws {
+        let schema = try ModelSchema.of(type)
+        cases.append(.object(JSONObject([("name", .string(name)), ("recorded", .string(String(decoding: schema.storedData, as: UTF8.self))),
+                                         ("read", Self.read(schema))])))
+    }
+
+    mutating func recorded(_ name: String, _ text: String) {
+        var members: [(String, JSONValue)] = [("name", .string(name)), ("recorded", .string(text))]
+        do {
+            members.append(("read", Self.read(try ModelSchema(recorded: Data(text.utf8), valueId: "$schema/T"))))
+        } catch {
+            members.append(("error", .string("invalidSchema")))
+        }
+        cases.append(.object(JSONObject(members)))
+    }
+
+    func document() throws -> VectorDocument {
+        var maker = self
+        try maker.type("every kind of property", Appointment.self)
+        try maker.type("a model version above 1, nested values, a reference", Board.self)
+        maker.recorded("members in any order, a kind a newer writer knows read as value",
+                       #"{"type":"T","properties":[{"name":"a","kind":"vector"},{"kind":"date","name":"b"}],"modelVersion":2}"#)
+        maker.recorded("no properties", #"{"modelVersion":1,"properties":[],"type":"T"}"#)
+        maker.recorded("not an object", #"["T"]"#)
+        maker.recorded("not JSON", "T")
+        maker.recorded("no type", #"{"modelVersion":1,"properties":[]}"#)
+        maker.recorded("an empty type", #"{"modelVersion":1,"properties":[],"type":""}"#)
+        maker.recorded("model version 0", #"{"modelVersion":0,"properties":[],"type":"T"}"#)
+        maker.recorded("a model version that is a string", #"{"modelVersion":"1","properties":[],"type":"T"}"#)
+        maker.recorded("a reference with no target", #"{"modelVersion":1,"properties":[{"kind":"reference","name":"r"}],"type":"T"}"#)
+        maker.recorded("a property with no name", #"{"modelVersion":1,"properties":[{"kind":"text"}],"type":"T"}"#)
+        return VectorDocument(header: [("format", .string("llvs-conformance-models")), ("formatVersion", int(1)), ("section", .string("17")),
+                                       ("about", .string("Recorded schemas (SPEC.md section 17): recorded is the value's bytes (the model layer's, for Swift types: canonical JSON); read is what a reader makes of them (type, modelVersion, properties with name, kind and a reference's target; a kind it does not know is value), or error when the value is no schema."))],
+                              arrays: [("schemas", maker.cases)])
+    }
+}

@@ -20,6 +20,10 @@ import Testing
         try Self.compareOrWrite(try StoredVectorMaker().document(), to: Self.directory.appendingPathComponent("stored.json"))
     }
 
+    @Test func theRecordedSchemaVectorsAreWhatTheEngineMakes() throws {
+        try Self.compareOrWrite(try SchemaVectorMaker().document(), to: Self.directory.appendingPathComponent("schemas.json"))
+    }
+
     /// Read as a port reads them: every property and model case gives its result whichever
     /// side is passed first.
     @Test func everyMergeVectorHoldsInEitherOrder() throws {

@@ -4,38 +4,13 @@ import LLVSModel
 
 /// One column of a model table: a top-level property of the model, under its coding key.
 public struct ProjectedColumn: Sendable, Hashable, Codable {
-    /// What a column holds and how a property's JSON becomes its SQL value.
-    public enum Kind: Sendable, Hashable, Codable {
-        /// An integer property (`INTEGER`).
-        case integer
-        /// A floating-point property (`REAL`).
-        case real
-        /// A string, `Data` (base64) or `URL` property (`TEXT`).
-        case text
-        /// A `Bool` property: 0 or 1 (`INTEGER`).
-        case boolean
-        /// A `Date`: seconds since 1970 (`REAL`), ready for SQLite's `'unixepoch'` modifier.
-        case date
-        /// A ``ModelReference``: the target's instance identifier (`TEXT`), which joins the
-        /// target table's `llvs_instance`.
-        case reference(targetType: String)
-        /// A nested value (a struct, array, set, dictionary): its canonical JSON (`TEXT`),
-        /// for SQLite's JSON functions; a scalar as itself.
-        case json
-        /// Whatever the JSON holds, as `json` does, with no declared type (a property the
-        /// probe could not describe).
-        case value
-
-        /// The column's declared SQL type.
-        var sqlType: String {
-            switch self {
-            case .integer, .boolean: return "INTEGER"
-            case .real, .date: return "REAL"
-            case .text, .reference, .json: return "TEXT"
-            case .value: return ""
-            }
-        }
-    }
+    /// What a column holds (the model layer's ``ModelPropertyKind``): an integer or a `Bool`
+    /// (0 or 1) `INTEGER`; a floating-point number `REAL`; a string, `Data` (base64) or `URL`
+    /// `TEXT`; a `Date` `REAL` seconds since 1970, ready for SQLite's `'unixepoch'`; a
+    /// ``ModelReference`` the target's instance identifier `TEXT`, which joins the target
+    /// table's `llvs_instance`; a nested value its canonical JSON `TEXT` (a scalar as
+    /// itself); a property the probe could not describe whatever the JSON holds, untyped.
+    public typealias Kind = ModelPropertyKind
 
     /// The property's coding key, the column's name.
     public let name: String
@@ -109,7 +84,12 @@ public struct ProjectionSchema: Sendable {
     public mutating func add<Model: StorableModel>(_ type: Model.Type, indexes: [[String]] = [], fullText: [String] = [],
                                                    owned: Bool = false) throws(ProjectionError) {
         let name = Model.modelTypeIdentifier
-        let columns = try ColumnProbe.columns(of: type)
+        let columns: [ProjectedColumn]
+        do {
+            columns = try ModelSchema.of(type).properties.map { ProjectedColumn(name: $0.name, kind: $0.kind) }
+        } catch {
+            throw .cannotDescribe(type: name, reason: error.description)
+        }
         let table = ProjectedTable(name: name, columns: columns, indexes: indexes, fullText: fullText, owned: owned)
         try check(table)
         tables.append(table)
@@ -141,5 +121,17 @@ public struct ProjectionSchema: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(Form(version: version, tables: tables))).map { String(decoding: $0, as: UTF8.self) } ?? "\(version)"
+    }
+}
+
+extension ModelPropertyKind {
+    /// The column's declared SQL type.
+    var sqlType: String {
+        switch self {
+        case .integer, .boolean: return "INTEGER"
+        case .real, .date: return "REAL"
+        case .text, .reference, .json: return "TEXT"
+        case .value: return ""
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LLVSCore
+import LLVSModel
 import LLVSProjection
 import LLVSStore
 import LLVSStoreTesting
@@ -74,6 +75,40 @@ import Testing
         let database = try DatabaseQueue()
         #expect(throws: ProjectionError.unknownVersion(Version.ID("nowhere"))) {
             try database.write { db in _ = try InferredTables.write(replica.store, at: Version.ID("nowhere"), into: db) }
+        }
+    }
+
+    /// Types whose schema the model layer recorded get its columns (Unix dates, joinable
+    /// references), then the members a newer app added; a schema value that is not one is a
+    /// plain value.
+    @Test(arguments: StoreReplica.Backend.allCases)
+    func recordedSchemasTypeTheColumns(_ backend: StoreReplica.Backend) throws {
+        let replica = try StoreReplica(backend: backend)
+        var note = Note()
+        note.title = "One"
+        note.updated = Date(timeIntervalSince1970: 86_400)
+        note.author = ModelReference("ada")
+        var batch = ModelBatch()
+        try batch.save(note, instanceIdentifier: "n1")
+        try batch.save(Person(name: "Ada"), instanceIdentifier: "ada")
+        let saved = try replica.store.save(batch, basedOn: nil)
+        let version = try replica.store.makeVersion(basedOnPredecessor: saved.id, storing: [
+            Self.value("Note/n2", #"{"title":"Two","body":"","category":"","stars":0,"updated":0,"tags":[],"place":{"city":"","floor":0},"pinned":false,"status":"draft","added":7}"#),
+            Self.value("$schema/Broken", "not a schema"),
+            Self.value("$schema/Other", #"{"type":"Note","modelVersion":1,"properties":[]}"#),
+        ])
+        let database = try DatabaseQueue()
+        let tables = try database.write { db in try InferredTables.write(replica.store, at: version.id, into: db) }
+        #expect(tables.map(\.name) == ["Note", "Person"])
+        let columns = try #require(tables.first).columns
+        #expect(columns.map(\.name) == (try ModelSchema.of(Note.self)).properties.map(\.name) + ["added"])
+        #expect(columns.first { $0.name == "updated" }?.kind == .date)
+        try database.read { (db: Database) throws -> Void in
+            #expect(try String.fetchOne(db, sql: "SELECT date(updated, 'unixepoch') FROM Note WHERE llvs_instance = 'n1'") == "1970-01-02")
+            #expect(try String.fetchOne(db, sql: "SELECT p.name FROM Note n JOIN Person p ON p.llvs_instance = n.author") == "Ada")
+            #expect(try Int.fetchOne(db, sql: "SELECT added FROM Note WHERE llvs_instance = 'n2'") == 7)
+            #expect(try String.fetchAll(db, sql: "SELECT type FROM llvs_schemas ORDER BY type") == ["Note", "Person"])
+            #expect(try String.fetchAll(db, sql: "SELECT llvs_id FROM llvs_values ORDER BY llvs_id") == ["$schema/Broken", "$schema/Other"])
         }
     }
 }

@@ -16,7 +16,7 @@ import LLVSStore
 public struct ModelBatch {
     private enum Entry {
         /// Encodes the model over the data it replaces; the type's identity for ``CleanStoredModels``.
-        case save(encode: (Data?) throws -> (data: Data, isClean: Bool), type: Any.Type)
+        case save(encode: (Data?) throws -> (data: Data, isClean: Bool), type: Any.Type, schema: ModelSchema?)
         case remove
     }
 
@@ -34,7 +34,8 @@ public struct ModelBatch {
     /// - Throws: ``ModelError/invalidTypeIdentifier(_:)``.
     public mutating func save<Model: StorableModel>(_ model: Model, instanceIdentifier: String) throws {
         let valueId = try Model.valueId(of: instanceIdentifier)
-        entries.append((valueId, .save(encode: { existing in try StoredModel.encode(model, replacing: existing, valueId: valueId) }, type: Model.self)))
+        entries.append((valueId, .save(encode: { existing in try StoredModel.encode(model, replacing: existing, valueId: valueId) },
+                                       type: Model.self, schema: try? ModelSchema.of(Model.self))))
     }
 
     /// Adds a save of an identifiable model under its `id`.
@@ -83,7 +84,7 @@ public struct ModelBatch {
         for (valueId, entry) in final {
             let existing = try base.flatMap { try store.valueReference(id: valueId, at: $0) }
             switch entry {
-            case let .save(encode, type):
+            case let .save(encode, type, _):
                 // A value known to keep nothing for this type needs no read.
                 var data: Data?
                 if let existing, !CleanStoredModels.contains(existing, of: type) {
@@ -98,20 +99,51 @@ public struct ModelBatch {
                 if existing != nil { plan.changes.append(.remove(valueId)) }
             }
         }
+        try recordSchemas(of: final.map(\.entry), in: store, basedOn: base, into: &plan)
         return plan
     }
 
-    /// A batch's changes on one version, and its clean saves by type.
+    /// Adds to `plan` the schema of each type the batch saves that `base` does not hold as
+    /// it is (SPEC.md section 17, Recorded schemas).
+    private func recordSchemas(of entries: [Entry], in store: Store, basedOn base: Version.ID?, into plan: inout Plan) throws {
+        var seen = Set<String>()
+        for entry in entries {
+            guard case .save(_, let type, let schema?) = entry, seen.insert(schema.typeIdentifier).inserted else { continue }
+            let data = schema.storedData
+            plan.heldSchemas.append(ObjectIdentifier(type))
+            if let base, RecordedSchemas.contains(type, at: base) { continue }
+            let existing = try base.flatMap { try store.valueReference(id: schema.valueId, at: $0) }
+            if let existing {
+                if RecordedSchemas.contains(existing, holding: data) { continue }
+                if try store.value(storedAt: existing)?.data == data {
+                    RecordedSchemas.insert(existing, holding: data)
+                    continue
+                }
+            }
+            let value = Value(id: schema.valueId, data: data)
+            plan.changes.append(existing == nil ? .insert(value) : .update(value))
+            plan.schemas.append((schema.valueId, data))
+        }
+    }
+
+    /// A batch's changes on one version, its clean saves by type, and the schemas it records.
     struct Plan {
         var changes: [Value.Change] = []
         var clean: [ObjectIdentifier: (type: Any.Type, valueIds: [Value.ID])] = [:]
+        var schemas: [(valueId: Value.ID, data: Data)] = []
+        /// The types whose schemas the version holds once made (recorded by it, or before).
+        var heldSchemas: [ObjectIdentifier] = []
 
-        /// Remembers the clean saves as stored by `version`.
+        /// Remembers the clean saves and the recorded schemas as stored by `version`.
         func remember(in version: Version?) {
             guard let version else { return }
             for (type, valueIds) in clean.values {
                 CleanStoredModels.insert(valueIds.map { Value.Reference(valueId: $0, storedVersionId: version.id) }, of: type)
             }
+            for (valueId, data) in schemas {
+                RecordedSchemas.insert(Value.Reference(valueId: valueId, storedVersionId: version.id), holding: data)
+            }
+            for type in heldSchemas { RecordedSchemas.insert(type, at: version.id) }
         }
     }
 }

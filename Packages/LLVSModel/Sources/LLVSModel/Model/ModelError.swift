@@ -5,7 +5,8 @@ import LLVSCore
 /// property it concerns.
 public indirect enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A model type identifier is empty or holds `/`, which separates it from the
-    /// instance identifier in a value identifier (`Type/instance`).
+    /// instance identifier in a value identifier (`Type/instance`), or is `$schema`, the
+    /// prefix of recorded schemas.
     case invalidTypeIdentifier(String)
     /// The value stored under a model's identifier is not a JSON object.
     case notAModel(valueId: Value.ID, reason: String)
@@ -22,12 +23,17 @@ public indirect enum ModelError: Error, Hashable, Sendable, CustomStringConverti
     case counterOutOfRange(path: String)
     /// Merging the model `valueId` failed for `reason`; the merge wrote nothing.
     case mergeFailed(valueId: Value.ID, reason: ModelError)
+    /// A model type's properties could not be learned for its ``ModelSchema`` (its decoding
+    /// refuses empty values before any key and it lists no coding keys).
+    case indescribable(type: String, reason: String)
+    /// A recorded ``ModelSchema`` value that is not a schema.
+    case invalidSchema(valueId: Value.ID, reason: String)
 
     /// A sentence naming the value or property.
     public var description: String {
         switch self {
         case .invalidTypeIdentifier(let identifier):
-            return "Model type identifier \"\(identifier)\" is invalid: it must be non-empty and hold no \"/\"."
+            return "Model type identifier \"\(identifier)\" is invalid: it must be non-empty, hold no \"/\" and not be \"$schema\" (recorded schemas' prefix)."
         case let .notAModel(valueId, reason):
             return "Value \(valueId) is not a stored model: \(reason)."
         case let .invalidModelVersion(valueId, found):
@@ -42,6 +48,10 @@ public indirect enum ModelError: Error, Hashable, Sendable, CustomStringConverti
             return "The merged counter \(path) is beyond a 64-bit integer."
         case let .mergeFailed(valueId, reason):
             return "Could not merge model \(valueId): \(reason)"
+        case let .indescribable(type, reason):
+            return "Cannot learn the properties of model type \(type): \(reason)."
+        case let .invalidSchema(valueId, reason):
+            return "Value \(valueId) is not a recorded model schema: \(reason)."
         }
     }
 }

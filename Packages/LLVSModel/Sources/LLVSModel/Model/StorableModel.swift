@@ -92,6 +92,8 @@ extension StorableModel {
     /// - Throws: ``ModelError/invalidTypeIdentifier(_:)`` when empty or holding `/`.
     static func validateTypeIdentifier() throws(ModelError) {
         let identifier = modelTypeIdentifier
-        guard !identifier.isEmpty, !identifier.unicodeScalars.contains("/") else { throw .invalidTypeIdentifier(identifier) }
+        guard !identifier.isEmpty, !identifier.unicodeScalars.contains("/"), identifier != "$schema" else {
+            throw .invalidTypeIdentifier(identifier)
+        }
     }
 }

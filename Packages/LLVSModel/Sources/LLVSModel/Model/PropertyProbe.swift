@@ -1,20 +1,19 @@
 import Foundation
-import LLVSModel
 
-/// Learns a model type's columns without an instance: decodes the type from a decoder that
-/// answers every request with an empty value and notes, per top-level key, the type asked
-/// for (a `Date`, a ``ModelReference``, a string, a number, a nested value).
+/// Learns a model type's properties without an instance: decodes the type from a decoder
+/// that answers every request with an empty value and notes, per top-level key, the type
+/// asked for (a `Date`, a ``ModelReference``, a string, a number, a nested value).
 ///
 /// A type whose decoding refuses the empty values (an enum with no empty raw value, a
 /// validating `init(from:)`) stops the probe at that key: the keys noted so far keep their
-/// kinds, that key and the model's other coding keys become ``ProjectedColumn/Kind/value``
-/// columns, which store whatever the JSON holds.
-enum ColumnProbe {
-    /// The columns of `Model`, in the order its decoding asks for them.
+/// kinds, that key and the model's other coding keys become ``ModelPropertyKind/value``
+/// properties, which hold whatever the JSON holds.
+enum PropertyProbe {
+    /// The properties of `Model`, in the order its decoding asks for them.
     ///
-    /// - Throws: ``ProjectionError/cannotDescribe(type:reason:)`` when the probe stops before
-    ///   any key and the type does not list its coding keys.
-    static func columns<Model: StorableModel>(of type: Model.Type) throws(ProjectionError) -> [ProjectedColumn] {
+    /// - Throws: ``ModelError/indescribable(type:reason:)`` when the probe stops before any
+    ///   key and the type does not list its coding keys.
+    static func properties<Model: StorableModel>(of type: Model.Type) throws(ModelError) -> [ModelSchema.Property] {
         let recorder = Recorder()
         var failure: (any Error)?
         do {
@@ -22,26 +21,26 @@ enum ColumnProbe {
         } catch {
             failure = error
         }
-        var columns = recorder.columns
-        if failure != nil || columns.isEmpty {
-            for key in Model.modelCodingKeys ?? [] where !columns.contains(where: { $0.name == key }) {
-                columns.append(ProjectedColumn(name: key, kind: .value))
+        var properties = recorder.properties
+        if failure != nil || properties.isEmpty {
+            for key in Model.modelCodingKeys ?? [] where !properties.contains(where: { $0.name == key }) {
+                properties.append(ModelSchema.Property(name: key, kind: .value))
             }
         }
-        if columns.isEmpty, let failure {
-            throw .cannotDescribe(type: Model.modelTypeIdentifier, reason: "decoding it from empty values failed (\(failure)) and it lists no coding keys")
+        if properties.isEmpty, let failure {
+            throw .indescribable(type: Model.modelTypeIdentifier, reason: "decoding it from empty values failed (\(failure)) and it lists no coding keys")
         }
-        return columns
+        return properties
     }
 }
 
 /// The kinds noted per top-level key, first request first.
 private final class Recorder {
-    var columns: [ProjectedColumn] = []
+    var properties: [ModelSchema.Property] = []
 
-    func note(_ key: String, _ kind: ProjectedColumn.Kind) {
-        guard !columns.contains(where: { $0.name == key }) else { return }
-        columns.append(ProjectedColumn(name: key, kind: kind))
+    func note(_ key: String, _ kind: ModelPropertyKind) {
+        guard !properties.contains(where: { $0.name == key }) else { return }
+        properties.append(ModelSchema.Property(name: key, kind: kind))
     }
 }
 
@@ -50,7 +49,7 @@ private struct ProbeFailure: Error, CustomStringConvertible {
 }
 
 /// The kind a property of type `T` projects to.
-private func kind<T>(of type: T.Type) -> ProjectedColumn.Kind {
+private func kind<T>(of type: T.Type) -> ModelPropertyKind {
     switch type {
     case is Date.Type: return .date
     case is String.Type, is Data.Type, is URL.Type: return .text
