@@ -160,8 +160,9 @@ enum OwnedTables {
         for table in schema.tables where table.owned {
             guard let tableEdits = edits[table.name], let saver = schema.savers[table.name], try db.tableExists(table.name) else { continue }
             var kept = Set<Value.ID>()
+            let selectRow = try db.cachedStatement(sql: "SELECT * FROM \(table.name.sqlName) WHERE rowid = ?")
             for rowNumber in tableEdits.inserted.union(tableEdits.updated.keys).sorted() {
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table.name.sqlName) WHERE rowid = ?", arguments: [rowNumber]),
+                guard let row = try Row.fetchOne(selectRow, arguments: [rowNumber]),
                       let instance = text(row["llvs_instance"]) else { continue }
                 let valueId = modelValueID(typeIdentifier: table.name, instanceIdentifier: instance)
                 replaced.append((table.name, rowNumber))
@@ -198,8 +199,10 @@ enum OwnedTables {
 
         let version = batch.isEmpty ? nil : try store.save(batch, basedOn: shown, metadata: metadata).id
         // The app's rows give way to the stored ones.
+        var deletions: [String: Statement] = [:]
         for (table, rowNumber) in replaced {
-            try db.execute(sql: "DELETE FROM \(table.sqlName) WHERE rowid = ?", arguments: [rowNumber])
+            if deletions[table] == nil { deletions[table] = try db.cachedStatement(sql: "DELETE FROM \(table.sqlName) WHERE rowid = ?") }
+            try deletions[table]?.execute(arguments: [rowNumber])
         }
         // The version's diff gives the saved rows in one pass; rows it does not name (a save
         // that changed nothing, a rejected row) are read one by one.

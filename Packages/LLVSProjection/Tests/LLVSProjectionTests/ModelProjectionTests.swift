@@ -196,6 +196,23 @@ import Testing
         #expect(try dump(reopened) == (try freshDump(of: store, at: version.id, schema: schema)))
     }
 
+    /// Instance identifiers and strings holding a NUL or quotes round-trip through the
+    /// tables and typed fetches (SQLite text would end at the NUL: such strings are blobs).
+    @Test func identifiersAndStringsWithNULsAndQuotesComeBackWhole() throws {
+        var batch = ModelBatch()
+        let instances = ["a\u{0}b", "a\u{0}c", "it's \"quoted\"", "\u{1F600}"]
+        for (index, instance) in instances.enumerated() {
+            try batch.save(note("t\u{0}\(index) '\"", stars: index), instanceIdentifier: instance)
+        }
+        let version = try store.save(batch, basedOn: nil)
+        let projection = try ModelProjection(path: path, store: store, schema: try testSchema())
+        #expect(try projection.update(to: version.id).rowsChanged == instances.count)
+        let fetched = try projection.fetch(Note.self, sql: "SELECT * FROM Note ORDER BY stars")
+        #expect(fetched.map(\.id) == instances)
+        #expect(fetched.map(\.model.title) == instances.indices.map { "t\u{0}\($0) '\"" })
+        #expect(fetched.allSatisfy { $0.valueId == Value.ID("Note/\($0.id)") && $0.version == version.id })
+    }
+
     @Test func anUnknownVersionIsRefusedAndNothingChanges() throws {
         var batch = ModelBatch()
         try batch.save(note("alpha"), instanceIdentifier: "n1")
