@@ -10,6 +10,13 @@ import LLVSTesting
 import PropertyBased
 import Testing
 
+@MergeableModel
+struct Chore: Identifiable, Equatable, Sendable {
+    static let modelTypeIdentifier = "Chore"
+    var id = ""
+    var title = ""
+}
+
 /// Owned tables: the app writes rows with SQL, triggers capture the changed columns, a drain
 /// makes one version of them; incoming versions are not captured; replicas editing different
 /// columns of one row merge per column. On every backend.
@@ -156,6 +163,30 @@ import Testing
         #expect(UUID(uuidString: instance) != nil && instance == instance.uppercased())
         let drained = try #require(try projection.drain())
         #expect(try projection.store.fetchModel(Note.self, instanceIdentifier: instance, at: drained)?.title == "new")
+    }
+
+    /// An inserted row of an `Identifiable` model is saved under the model's `id`, whatever
+    /// instance the row was given; the table then holds the stored row under that id.
+    @Test(arguments: StoreReplica.Backend.allCases)
+    func anIdentifiableModelsIdNamesItsInstance(_ backend: StoreReplica.Backend) throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-owned")
+        let replica = try StoreReplica(backend: backend)
+        let base = try replica.store.save(Chore(id: "c1", title: "first"), basedOn: nil).id
+        var schema = ProjectionSchema(version: 1)
+        try schema.add(Chore.self, owned: true)
+        let projection = try ModelProjection(path: directory.url.appendingPathComponent("p.sqlite").path, store: replica.store, schema: schema)
+        try projection.update(to: base)
+        try projection.database.write { db in
+            try db.execute(sql: "INSERT INTO Chore (id, title) VALUES ('c2', 'second')")
+            try db.execute(sql: "INSERT INTO Chore (llvs_instance, id, title) VALUES ('other', 'c3', 'third')")
+        }
+        let drained = try #require(try projection.drain())
+        #expect(try replica.store.fetchAllModels(Chore.self, at: drained).map(\.id).sorted() == ["c1", "c2", "c3"])
+        #expect(try replica.store.fetchModel(Chore.self, instanceIdentifier: "other", at: drained) == nil)
+        let rows = try projection.database.read { try Row.fetchAll($0, sql: "SELECT llvs_instance, id, llvs_version FROM Chore ORDER BY id") }
+        #expect(rows.map { $0["llvs_instance"] as String } == ["c1", "c2", "c3"])
+        #expect(rows.dropFirst().allSatisfy { $0["llvs_version"] as String == drained.rawValue })
+        #expect(try dump(projection) == (try freshDump(of: replica.store, at: drained, schema: schema)))
     }
 
     /// Two replicas edit different columns (and one counter on both) of one row, drain, swap
