@@ -32,7 +32,7 @@ public final class SQLiteSyncStorage: SyncStorage {
         configuration.busyMode = .timeout(30)
         do {
             try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            pool = try DatabasePool(path: fileURL.path, configuration: configuration)
+            pool = try Self.openPool(path: fileURL.path, configuration: configuration)
         } catch {
             throw SyncStorageError.unavailable("cannot open \(fileURL.path): \(error)")
         }
@@ -43,6 +43,21 @@ public final class SQLiteSyncStorage: SyncStorage {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw SyncStorageError.unavailable("cannot configure \(fileURL.path): \(error)")
+        }
+    }
+
+    /// A pool on `path`. Servers starting together on a file not yet in WAL mode race to
+    /// switch it (`PRAGMA journal_mode = WAL` needs the file alone, and SQLite answers
+    /// `SQLITE_BUSY` at once there, without the busy timeout): a busy open is tried again
+    /// after a short random pause, for as long as the busy timeout would have waited.
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && Date() < deadline {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.005...0.05))
+            }
         }
     }
 
