@@ -36,6 +36,10 @@ struct SchemaImpostor: Equatable {
         #expect(String(decoding: schema.storedData, as: UTF8.self) == #"{"modelVersion":1,"properties":[{"kind":"text","name":"title"},{"kind":"date","name":"starts"},{"kind":"reference","name":"attendee","target":"Contact"},{"kind":"integer","name":"minutes"},{"kind":"boolean","name":"confirmed"},{"kind":"json","name":"tags"}],"type":"Appointment"}"#)
         #expect(try ModelSchema(recorded: schema.storedData, valueId: schema.valueId) == schema)
         #expect(throws: ModelError.self) { try ModelSchema(recorded: Data(#"{"type":"A"}"#.utf8), valueId: "$schema/A") }
+        // A recorded value must describe its own type.
+        #expect(ModelSchema(recordedValue: Value(id: "$schema/Appointment", data: schema.storedData)) == schema)
+        #expect(ModelSchema(recordedValue: Value(id: "$schema/Other", data: schema.storedData)) == nil)
+        #expect(ModelSchema(recordedValue: Value(id: "Appointment/x", data: schema.storedData)) == nil)
     }
 
     @Test(arguments: StoreReplica.Backend.allCases)

@@ -63,8 +63,7 @@ public enum InferredTables {
         var schemas: [String: ModelSchema] = [:]
         for start in stride(from: 0, to: references.count, by: 4_096) {
             for value in try store.values(storedAt: Array(references[start..<min(start + 4_096, references.count)])) {
-                if ModelSchema.isSchemaValue(value.id), let schema = try? ModelSchema(recorded: value.data, valueId: value.id),
-                   value.id == schema.valueId, !schema.typeIdentifier.utf8.contains(0) {
+                if let schema = ModelSchema(recordedValue: value), !schema.typeIdentifier.utf8.contains(0) {
                     schemas[schema.typeIdentifier] = schema
                     try db.execute(sql: "INSERT INTO llvs_schemas (type, model_version, schema) VALUES (?, ?, ?)",
                                    arguments: [TableWriter.text(schema.typeIdentifier), schema.modelVersion,

@@ -54,6 +54,36 @@ struct Chore: Identifiable, Equatable, Sendable {
         return (replica, projection, version)
     }
 
+    /// Two replicas of `replica`'s notes, each with its owned projection at their version.
+    static func twoReplicas(_ backend: StoreReplica.Backend, in directory: TemporaryDirectory) throws
+        -> (StoreReplica, ModelProjection, StoreReplica, ModelProjection) {
+        let (here, hereProjection, base) = try replica(backend, in: directory, named: "here")
+        let there = try StoreReplica(backend: backend)
+        try there.receive(from: here, upTo: nil)
+        let thereProjection = try ModelProjection(path: directory.url.appendingPathComponent("there.sqlite").path,
+                                                  store: there.store, schema: try ownedSchema())
+        try thereProjection.update(to: base)
+        return (here, hereProjection, there, thereProjection)
+    }
+
+    /// Drains both replicas' edits and gives each the other's version: the drained versions.
+    static func drainAndSwap(_ here: StoreReplica, _ hereProjection: ModelProjection,
+                             _ there: StoreReplica, _ thereProjection: ModelProjection) throws -> (Version.ID, Version.ID) {
+        let hereVersion = try #require(try hereProjection.drain())
+        let thereVersion = try #require(try thereProjection.drain())
+        try here.receive(from: there, upTo: nil)
+        try there.receive(from: here, upTo: nil)
+        return (hereVersion, thereVersion)
+    }
+
+    /// The model arbiter of the tests' types.
+    static func arbiter() -> MergeableArbiter {
+        let arbiter = MergeableArbiter()
+        arbiter.register(Note.self)
+        arbiter.register(Person.self)
+        return arbiter
+    }
+
     static func captured(_ projection: ModelProjection) throws -> Int {
         try projection.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM llvs_captured") ?? -1 }
     }
@@ -194,12 +224,7 @@ struct Chore: Identifiable, Equatable, Sendable {
     @Test(arguments: StoreReplica.Backend.allCases, [false, true])
     func replicasEditingDifferentColumnsMergePerColumn(_ backend: StoreReplica.Backend, hereFirst: Bool) throws {
         let directory = try TemporaryDirectory(prefix: "llvs-owned")
-        let (here, hereProjection, base) = try Self.replica(backend, in: directory, named: "here")
-        let there = try StoreReplica(backend: backend)
-        try there.receive(from: here, upTo: nil)
-        let thereProjection = try ModelProjection(path: directory.url.appendingPathComponent("there.sqlite").path,
-                                                  store: there.store, schema: try Self.ownedSchema())
-        try thereProjection.update(to: base)
+        let (here, hereProjection, there, thereProjection) = try Self.twoReplicas(backend, in: directory)
 
         try hereProjection.database.write { db in
             try db.execute(sql: "UPDATE Note SET title = 'alpha from here', stars = stars + 1 WHERE llvs_instance = 'n1'")
@@ -208,14 +233,8 @@ struct Chore: Identifiable, Equatable, Sendable {
             try db.execute(sql: "UPDATE Note SET body = 'alpha body, there', pinned = 1, stars = stars + 2 WHERE llvs_instance = 'n1'")
             try db.execute(sql: "UPDATE Note SET category = 'home' WHERE llvs_instance = 'n2'")
         }
-        let hereEdit = try #require(try hereProjection.drain())
-        let thereEdit = try #require(try thereProjection.drain())
-        try here.receive(from: there, upTo: nil)
-        try there.receive(from: here, upTo: nil)
-
-        let arbiter = MergeableArbiter()
-        arbiter.register(Note.self)
-        arbiter.register(Person.self)
+        let (hereEdit, thereEdit) = try Self.drainAndSwap(here, hereProjection, there, thereProjection)
+        let arbiter = Self.arbiter()
         let hereMerge = try here.store.merge(version: hereFirst ? hereEdit : thereEdit, with: hereFirst ? thereEdit : hereEdit,
                                              resolvingWith: arbiter).id
         let thereMerge = try there.store.merge(version: thereEdit, with: hereEdit, resolvingWith: arbiter).id
@@ -307,21 +326,11 @@ struct Chore: Identifiable, Equatable, Sendable {
 
     static func converge(_ hereEdit: (Int, Int, Int), _ thereEdit: (Int, Int, Int), backend: StoreReplica.Backend) throws {
         let directory = try TemporaryDirectory(prefix: "llvs-owned-property")
-        let (here, hereProjection, base) = try Self.replica(backend, in: directory, named: "here")
-        let there = try StoreReplica(backend: backend)
-        try there.receive(from: here, upTo: nil)
-        let thereProjection = try ModelProjection(path: directory.url.appendingPathComponent("there.sqlite").path,
-                                                  store: there.store, schema: try Self.ownedSchema())
-        try thereProjection.update(to: base)
+        let (here, hereProjection, there, thereProjection) = try Self.twoReplicas(backend, in: directory)
         try Self.apply(hereEdit, prefix: "h", to: hereProjection)
         try Self.apply(thereEdit, prefix: "t", to: thereProjection)
-        let hereVersion = try #require(try hereProjection.drain())
-        let thereVersion = try #require(try thereProjection.drain())
-        try here.receive(from: there, upTo: nil)
-        try there.receive(from: here, upTo: nil)
-        let arbiter = MergeableArbiter()
-        arbiter.register(Note.self)
-        arbiter.register(Person.self)
+        let (hereVersion, thereVersion) = try Self.drainAndSwap(here, hereProjection, there, thereProjection)
+        let arbiter = Self.arbiter()
         try hereProjection.update(to: try here.store.merge(version: hereVersion, with: thereVersion, resolvingWith: arbiter).id)
         try thereProjection.update(to: try there.store.merge(version: thereVersion, with: hereVersion, resolvingWith: arbiter).id)
 

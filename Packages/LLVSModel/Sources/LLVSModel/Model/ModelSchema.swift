@@ -129,6 +129,16 @@ public struct ModelSchema: Sendable, Hashable {
     }
 }
 
+extension ModelSchema {
+    /// The schema `value` records, or nil when it is not a recorded schema of its own type
+    /// (`$schema/A` must describe `A`).
+    public init?(recordedValue value: Value) {
+        guard Self.isSchemaValue(value.id), let schema = try? ModelSchema(recorded: value.data, valueId: value.id),
+              schema.valueId == value.id else { return nil }
+        self = schema
+    }
+}
+
 extension ModelPropertyKind {
     /// The kind's name in a recorded schema.
     var recordedName: String {
@@ -147,14 +157,17 @@ extension ModelPropertyKind {
 
 extension Store {
     /// The model schemas recorded at `version` (``ModelSchema``), by type identifier; a
-    /// recorded value that is not a schema is left out.
+    /// recorded value that is not a schema, or not its own type's (`$schema/A` describing
+    /// `B`), is left out.
     ///
     /// - Throws: A store error reading the values.
+    /// - Complexity: O(n) in the values at `version` (their identifiers are listed to find
+    ///   the schemas).
     public func recordedModelSchemas(at version: Version.ID) throws -> [String: ModelSchema] {
         let references = try valueReferences(at: version).filter { ModelSchema.isSchemaValue($0.valueId) }
         var schemas: [String: ModelSchema] = [:]
         for value in try values(storedAt: references) {
-            if let schema = try? ModelSchema(recorded: value.data, valueId: value.id) { schemas[schema.typeIdentifier] = schema }
+            if let schema = ModelSchema(recordedValue: value) { schemas[schema.typeIdentifier] = schema }
         }
         return schemas
     }
