@@ -6,9 +6,9 @@ import LLVSTestingGenerators
 import PropertyBased
 import Testing
 
-/// The eight properties of DESIGN.md section 5 over random multi-replica histories, on the
-/// memory, file and SQLite backends. Each history is played once and every property is
-/// checked on it; a violation names its property.
+/// The eight convergence properties (ARCHITECTURE.md, "Convergence properties") over
+/// random multi-replica histories, on the memory, file and SQLite backends. Each history is
+/// played once and every property is checked on it; a violation names its property.
 ///
 /// Histories per backend, each checked for all eight properties: 2,000 on the memory
 /// backend, 300 on the file backend and 100 on SQLite, whose cases cost far more in system

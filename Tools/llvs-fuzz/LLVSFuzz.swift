@@ -5,8 +5,9 @@ import LLVSStoreTesting
 import LLVSTesting
 
 /// `llvs-fuzz`: plays random multi-replica histories on every zone backend and checks the
-/// convergence properties of DESIGN.md section 5, for a time budget or a case count. On a
-/// failure it shrinks the history, writes it as JSON and exits with status 1.
+/// convergence properties (ARCHITECTURE.md, "Convergence properties"), for a time budget
+/// or a case count. On a failure it shrinks the history, writes it as JSON and exits with
+/// status 1.
 @main
 struct LLVSFuzz: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -211,8 +211,8 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// The metadata of versions saved without explicit metadata. Merges do not take it
-    /// (DESIGN.md section 4: merges carry no replica-specific metadata, so replicas with
-    /// different defaults still settle on one head).
+    /// (SPEC.md section 9, "The merge record": merges carry no replica-specific metadata,
+    /// so replicas with different defaults still settle on one head).
     public var defaultMetadataForNewVersions: Version.Metadata {
         get { state.withLock { $0.defaultMetadataForNewVersions } }
         set { state.withLock { $0.defaultMetadataForNewVersions = newValue } }

@@ -42,8 +42,9 @@ import Testing
                 try coordinator.performMerge()
             }
         }
-        // Settle (DESIGN.md property 2): exchange until both hold every version, merge on
-        // both (the same heads give the same merge version), then exchange that merge.
+        // Settle (convergence property 2, ARCHITECTURE.md): exchange until both hold every
+        // version, merge on both (the same heads give the same merge version), then
+        // exchange that merge.
         for coordinator in coordinators + coordinators.prefix(1) { try await coordinator.exchange() }
         for coordinator in coordinators { try coordinator.performMerge() }
         for coordinator in coordinators { try await coordinator.exchange() }

@@ -26,7 +26,8 @@ public enum ExchangeError: Error, Hashable, CustomStringConvertible {
     case snapshotNotRestorable(reason: String)
     /// The exchange already holds version `versionId`, logged, with other content at
     /// `location`: what is written for a logged version is never replaced, so one
-    /// identifier has one record everywhere (DESIGN.md section 4).
+    /// identifier has one record everywhere (SPEC.md section 11, "Logged versions are
+    /// immutable").
     case conflictingVersion(Version.ID, location: String)
     /// A file of version `versionId` at `location` does not match the checksum it carries,
     /// or carries none where every file must (a damaged byte, a truncated or replaced file);

@@ -6,12 +6,12 @@ import LLVSTestingGenerators
 import PropertyBased
 import Testing
 
-/// The convergence properties of DESIGN.md section 5 with every exchange of the random
-/// histories going through the real exchange path (``ExchangeReplica``): each history is
-/// played once and all eight properties are checked on it, 200 histories through memory
-/// exchanges and 40 through shared directories on the file backend. The umbrella's
-/// convergence suite runs them with many more histories. `LLVS_PROPERTY_CASES` lowers the
-/// counts.
+/// The convergence properties (ARCHITECTURE.md, "Convergence properties") with every
+/// exchange of the random histories going through the real exchange path
+/// (``ExchangeReplica``): each history is played once and all eight properties are checked
+/// on it, 200 histories through memory exchanges and 40 through shared directories on the
+/// file backend. The umbrella's convergence suite runs them with many more histories.
+/// `LLVS_PROPERTY_CASES` lowers the counts.
 @Suite struct ExchangeConvergencePropertyTests {
     static func check(backend: StoreReplica.Backend, count: Int) async {
         let count = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count

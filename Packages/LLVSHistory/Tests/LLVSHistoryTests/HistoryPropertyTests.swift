@@ -5,8 +5,8 @@ import PropertyBased
 import Testing
 @testable import LLVSHistory
 
-/// Properties of the history graph (property 4 of DESIGN.md section 5) over random DAGs
-/// (random parents among earlier versions, random merges, unrelated roots) from the
+/// Properties of the history graph (convergence property 4, ARCHITECTURE.md) over random
+/// DAGs (random parents among earlier versions, random merges, unrelated roots) from the
 /// testing-support package's ``RandomDAG``, checked against its ``AncestryOracle``.
 ///
 /// Each property runs ``cases`` random DAGs (at least 1,000, as CI requires) and checks

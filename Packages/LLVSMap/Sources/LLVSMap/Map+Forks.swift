@@ -5,7 +5,7 @@ import LLVSCore
 public struct MapFork: Sendable, Hashable {
     /// The value identifier.
     public var valueId: Value.ID
-    /// The classification (DESIGN section 4, SPEC.md "Value.Fork").
+    /// The classification (SPEC.md section 3, "Value.Fork", and section 9, "Forks").
     public var fork: Value.Fork
     /// The reference in the common ancestor (nil in a two-way merge or if absent there).
     public var ancestor: Value.Reference?

@@ -29,7 +29,7 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
     case snapshotsUnsupported(storage: String)
     /// The store already holds version `versionId` with another record (predecessors,
     /// timestamp or metadata): a stored version is never replaced, and one identifier
-    /// has one record everywhere (DESIGN.md section 4).
+    /// has one record everywhere (ARCHITECTURE.md, "Invariants").
     case conflictingVersion(Version.ID)
     /// ``Store/revert(_:basedOn:relativeTo:metadata:)`` cannot undo version `versionId`:
     /// these values were changed again after it (their data at the base differs from both

@@ -5,12 +5,12 @@ import LLVSTestingGenerators
 import PropertyBased
 import Testing
 
-/// The convergence properties of DESIGN.md section 5 on the store, over random
-/// multi-replica histories (LLVSTesting's `ConvergenceSimulation`). Each history is played
-/// once and all eight properties are checked on it: 250 histories on the memory backend,
-/// 60 each on the file and SQLite backends (where property 7 reopens the store from disk).
-/// The umbrella's convergence suite runs them again, with exchanges and many more
-/// histories. `LLVS_PROPERTY_CASES` lowers the counts.
+/// The convergence properties (ARCHITECTURE.md, "Convergence properties") on the store,
+/// over random multi-replica histories (LLVSTesting's `ConvergenceSimulation`). Each
+/// history is played once and all eight properties are checked on it: 250 histories on the
+/// memory backend, 60 each on the file and SQLite backends (where property 7 reopens the
+/// store from disk). The umbrella's convergence suite runs them again, with exchanges and
+/// many more histories. `LLVS_PROPERTY_CASES` lowers the counts.
 @Suite struct ConvergencePropertyTests {
     static func cases(on backend: StoreReplica.Backend) -> Int {
         let count = backend == .memory ? 250 : 60

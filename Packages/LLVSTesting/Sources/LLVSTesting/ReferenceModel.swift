@@ -160,8 +160,8 @@ public struct ReferenceModel: Sendable {
     }
 
     /// The most times a merge of `first` and `second` may call its arbiter when each
-    /// virtual ancestor is made once per set of bases (DESIGN.md section 4, bounded
-    /// merges): once for the merge, and once per pairwise step of every distinct set of two
+    /// virtual ancestor is made once per set of bases (SPEC.md section 9, "Several merge
+    /// bases"): once for the merge, and once per pairwise step of every distinct set of two
     /// or more bases met below it — the bases of `first` and `second`, then those of each
     /// step of merging a set in identifier order (of its first members and the next one).
     ///

@@ -1,4 +1,5 @@
-/// The properties of DESIGN.md section 5 that every random history must satisfy.
+/// The properties that every random history must satisfy (ARCHITECTURE.md, "Convergence
+/// properties", lists them with the same numbers).
 public enum ConvergenceProperty: Int, Codable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
     /// 1. Every merge result equals the reference model's three-way merge of its inputs.
     case mergesMatchModel = 1

@@ -246,11 +246,11 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         return result
     }
 
-    /// Bounded merges (DESIGN.md section 4): the arbiter calls replica `r` made since
-    /// `before` are at most the model's `bound` — one per merge written and one per
-    /// pairwise step of each distinct set of bases below it (a store that made a virtual
-    /// ancestor again for every path to it would call the arbiter exponentially often in a
-    /// braid's depth).
+    /// Bounded merges (SPEC.md section 9, "Several merge bases"): the arbiter calls replica
+    /// `r` made since `before` are at most the model's `bound` — one per merge written and
+    /// one per pairwise step of each distinct set of bases below it (a store that made a
+    /// virtual ancestor again for every path to it would call the arbiter exponentially
+    /// often in a braid's depth).
     mutating func checkArbiterCalls(on r: Int, since before: Int?, bound: (ReferenceModel) -> Int, _ what: @autoclosure () -> String) {
         guard properties.contains(.mergesMatchModel), let before, let after = replicas[r].arbiterCallCount else { return }
         // The model comes in as an argument: the caller is a mutating method of this simulation.

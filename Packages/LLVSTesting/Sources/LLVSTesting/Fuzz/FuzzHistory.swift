@@ -111,7 +111,7 @@ public enum FuzzOperation: Codable, Hashable, Sendable {
     /// Replica `replica` sends everything to the shared channel, then offers it a copy of
     /// the picked version with another timestamp (as an outdated client or a faulty port
     /// would): the channel must refuse it, since what is written for a logged version is
-    /// immutable (DESIGN.md section 4).
+    /// immutable (ARCHITECTURE.md, "Invariants").
     case conflictingCopy(replica: Int, version: Int)
 
     /// A criss-cross ladder written on `replica` (as it arrives from peers that each
