@@ -15,6 +15,7 @@ struct LLVSBench: AsyncParsableCommand {
             W11 (this project's own: merges atop a criss-cross ladder and a braid) is not in BENCHMARKS.md.
             W12 (typed models: saves, fetches, fetch-all, a model merge beside a plain merge) is BENCHMARKS.md's typed-models workload.
             W13 (projections: W12's models in SQLite tables, the initial projection, updates after a save and a merge, queries).
+            W14 (this project's own: read latency p50/p99/max while another thread commits versions, beside the same reads idle).
             """)
 
     @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
@@ -100,6 +101,7 @@ struct Workload {
             Workload(id: "W11", backends: ["file", "sqlite", "memory"], run: CrissCrossWorkloads.w11),
             Workload(id: "W12", backends: ["file", "sqlite", "memory"], run: ModelWorkloads.w12),
             Workload(id: "W13", backends: ["file", "sqlite", "memory"], run: ProjectionWorkloads.w13),
+            Workload(id: "W14", backends: ["file", "sqlite", "memory"], run: ReadLatencyWorkloads.w14),
         ]
     }
 }

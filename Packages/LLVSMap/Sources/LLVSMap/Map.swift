@@ -10,7 +10,7 @@ import LLVSZones
 public final class Map: Sendable {
     /// The zone holding the nodes.
     public let zone: any Zone
-    private let cache: Locked<NodeCache>
+    private let cache: ShardedNodeCache
 
     /// The default ``init(zone:cacheByteLimit:)`` budget: 16 MiB of decoded nodes.
     public static let defaultCacheByteLimit = 16 << 20
@@ -19,12 +19,12 @@ public final class Map: Sendable {
     /// of heap (counted per node: its entries or children and their identifier strings).
     public init(zone: any Zone, cacheByteLimit: Int = Map.defaultCacheByteLimit) {
         self.zone = zone
-        self.cache = Locked(NodeCache(byteLimit: cacheByteLimit))
+        self.cache = ShardedNodeCache(byteLimit: cacheByteLimit)
     }
 
     /// The heap the decoded-node cache holds now, as it counts it (at most about its
     /// budget).
-    public var cachedByteCount: Int { cache.withLock { $0.residentByteCount } }
+    public var cachedByteCount: Int { cache.residentByteCount }
 
     /// The reference of `valueId` in the map rooted at `root`, or nil if absent.
     ///
@@ -87,10 +87,8 @@ public final class Map: Sendable {
     /// Caches the nodes of an update that the caller stored itself (``MapUpdate/zoneItems``,
     /// written together with other items of its version).
     public func remember(_ update: MapUpdate) {
-        cache.withLock { cache in
-            for node in update.newNodes {
-                if let decoded = node.node { cache.insert(decoded, for: node.hash) }
-            }
+        for node in update.newNodes {
+            if let decoded = node.node { cache.insert(decoded, for: node.hash) }
         }
     }
 
@@ -101,7 +99,7 @@ public final class Map: Sendable {
     func node(_ reference: NodeReference, overlay: MapOverlay?, pending: [Digest: EncodedNode]? = nil) throws(MapError) -> MapNode {
         if let pending = pending?[reference.hash] { return try pending.decoded() }
         if let node = overlay?.node(reference.hash) { return node }
-        if let node = cache.withLock({ $0.node(reference.hash) }) { return node }
+        if let node = cache.node(reference.hash) { return node }
         let bytes: Data?
         do {
             bytes = try zone.data(for: ZoneReference(key: .init(reference.hash.hex), version: reference.location))
@@ -113,7 +111,7 @@ public final class Map: Sendable {
         guard let bytes else { throw .missingNode(hash: reference.hash, location: reference.location) }
         let (node, hash) = try MapNode.decode(bytes)
         guard hash == reference.hash else { throw .corruptNode(hash: reference.hash, location: reference.location) }
-        cache.withLock { $0.insert(node, for: hash) }
+        cache.insert(node, for: hash)
         return node
     }
 }

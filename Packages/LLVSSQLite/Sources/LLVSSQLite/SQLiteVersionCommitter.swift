@@ -5,6 +5,8 @@ import LLVSZones
 
 /// Writes a new version — value items, map nodes and its record — in one transaction: one
 /// write-ahead-log sync per version instead of three, and a version is never half there.
+/// Parts of a large version and the versions of a batch go ahead in transactions of their
+/// own, which the commit's sync makes durable with it.
 final class SQLiteVersionCommitter: VersionCommitting {
     /// Batches at least this large are followed by a checkpoint that truncates the
     /// write-ahead log, so a bulk import does not leave a log as large as its data behind.
@@ -21,11 +23,11 @@ final class SQLiteVersionCommitter: VersionCommitting {
         self.database = database
     }
 
-    /// Stores the items and appends the record in one transaction. A large one, or one
+    /// Stores the items and appends the records in one transaction. A large one, or one
     /// after parts, commits with SQLite's automatic checkpoint off, which would otherwise
     /// copy the whole log into the database inside the commit; the truncating checkpoint
     /// that follows it turns it back on.
-    func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws {
+    func commit(values: [ZoneItem], maps: [ZoneItem], records: [Data]) throws {
         let afterParts = partsStored.withLock { stored in
             defer { stored = false }
             return stored
@@ -36,7 +38,7 @@ final class SQLiteVersionCommitter: VersionCommitting {
             if large { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
             try SQLiteZone.insert(values, into: .values, db)
             try SQLiteZone.insert(maps, into: .maps, db)
-            try SQLiteVersionLog.append([record], db)
+            if !records.isEmpty { try SQLiteVersionLog.append(records, db) }
         }
     }
 
@@ -53,5 +55,10 @@ final class SQLiteVersionCommitter: VersionCommitting {
             try SQLiteZone.insert(values, into: .values, db)
             try SQLiteZone.insert(maps, into: .maps, db)
         }
+    }
+
+    /// Stores a batch's version ahead of the batch's commit, as a part.
+    func storeAhead(values: [ZoneItem], maps: [ZoneItem]) throws {
+        try storePart(values: values, maps: maps)
     }
 }

@@ -66,19 +66,27 @@ final class StoreEngine: Sendable {
     /// Stores a new version's value items and map nodes, then appends its record and adds
     /// it to the history, unless a version with its identifier is already there. Returns
     /// whether it was added.
+    ///
+    /// The one commit path of every backend: the backend's committer writes the items and
+    /// the record with the log-cursor lock held (so no reload reads the record before the
+    /// history has it), never the state lock, so readers do not wait for the disk.
     func commit(_ record: VersionRecord, values: [ZoneItem] = [], mapUpdate: MapUpdate? = nil, batch: Batch? = nil) throws(StoreError) -> Bool {
-        if let batch, let batchWriting = zones.batchWriting {
-            return try commit(record, values: values, mapUpdate: mapUpdate, into: batch, writing: batchWriting)
-        }
-        if batch != nil { return try commitUngated(record, values: values, mapUpdate: mapUpdate) }
+        if let batch { return try commit(record, values: values, mapUpdate: mapUpdate, into: batch) }
         commitGate.lock()
         defer { commitGate.unlock() }
-        return try commitUngated(record, values: values, mapUpdate: mapUpdate)
+        let added = try cursor.withLock { (_) throws(StoreError) -> Bool in
+            guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
+            try StoreError.wrapping { try zones.committer.commit(values: values, maps: mapUpdate?.zoneItems ?? [], records: [record.encoded()]) }
+            try state.withLock { (state) throws(StoreError) in try state.add(record) }
+            return true
+        }
+        if added, let mapUpdate { map.remember(mapUpdate) }
+        return added
     }
 
     /// Runs `body`, which commits versions with the batch it is given: their items are
-    /// stored without waiting for the disk and their records kept back; then the items are
-    /// made durable together and the records appended with one write. Other commits wait
+    /// stored ahead without waiting for the disk and their records kept back; then one
+    /// commit makes the items durable and appends the records. Other commits wait
     /// meanwhile. If the end fails, the history is read again from the log, so that it
     /// holds none of the batch's versions.
     ///
@@ -91,8 +99,9 @@ final class StoreEngine: Sendable {
         do throws(StoreError) {
             result = try body(batch)
             if !batch.records.isEmpty {
-                try StoreError.wrapping { try zones.batchWriting?.makeDurable() }
-                try StoreError.wrapping { try zones.versions.append(batch.records) }
+                try cursor.withLock { (_) throws(StoreError) in
+                    try StoreError.wrapping { try zones.committer.commit(values: [], maps: [], records: batch.records) }
+                }
             }
         } catch {
             if !batch.records.isEmpty { try rereadHistory() }
@@ -119,12 +128,11 @@ final class StoreEngine: Sendable {
         }
     }
 
-    /// A commit of a batch: items stored without waiting, the version added to the history,
-    /// its record kept for the end of the batch.
-    private func commit(_ record: VersionRecord, values: [ZoneItem], mapUpdate: MapUpdate?, into batch: Batch,
-                        writing batchWriting: any BatchWriting) throws(StoreError) -> Bool {
+    /// A commit of a batch: items stored ahead, the version added to the history, its
+    /// record kept for the end of the batch.
+    private func commit(_ record: VersionRecord, values: [ZoneItem], mapUpdate: MapUpdate?, into batch: Batch) throws(StoreError) -> Bool {
         guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
-        try StoreError.wrapping { try batchWriting.storeWithoutWaiting(values: values, maps: mapUpdate?.zoneItems ?? []) }
+        try StoreError.wrapping { try zones.committer.storeAhead(values: values, maps: mapUpdate?.zoneItems ?? []) }
         let added = try state.withLock { (state) throws(StoreError) -> Bool in
             guard try state.accepts(record.version) else { return false }
             try state.add(record)
@@ -136,67 +144,16 @@ final class StoreEngine: Sendable {
         }
         return added
     }
-
-    private func commitUngated(_ record: VersionRecord, values: [ZoneItem], mapUpdate: MapUpdate?) throws(StoreError) -> Bool {
-        let mapItems = mapUpdate?.zoneItems ?? []
-        let added: Bool
-        if let committer = zones.committer {
-            // One step writes everything; holding the cursor lock keeps a reload or another
-            // commit of this process from reading or appending the same record meanwhile.
-            added = try cursor.withLock { (_) throws(StoreError) -> Bool in
-                guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
-                try StoreError.wrapping { try committer.commitVersion(values: values, maps: mapItems, record: record.encoded()) }
-                try state.withLock { (state) throws(StoreError) in try state.add(record) }
-                return true
-            }
-        } else {
-            guard try state.withLock({ (state) throws(StoreError) in try state.accepts(record.version) }) else { return false }
-            try StoreError.wrapping { try storeItems(values: values, maps: mapItems) }
-            let encoded = record.encoded()
-            added = try state.withLock { (state) throws(StoreError) -> Bool in
-                guard try state.accepts(record.version) else { return false }
-                try StoreError.wrapping { try zones.versions.append([encoded]) }
-                try state.add(record)
-                return true
-            }
-        }
-        if added, let mapUpdate { map.remember(mapUpdate) }
-        return added
-    }
 }
 
 extension StoreEngine {
     /// Stores one part of a large version's value items or map nodes ahead of its commit,
-    /// which makes them durable before the record is logged: without waiting for the disk
-    /// on the file backend (and without looking for the version's earlier parts), through
-    /// the committer on SQLite, in the zones directly on the others. Until the record is
-    /// appended they are unreferenced.
+    /// which makes them durable before the record is logged (``VersionCommitting/storePart(values:maps:)``).
+    /// Until the record is appended they are unreferenced.
     ///
     /// - Throws: ``StoreError`` wrapping the storage's error.
     func storePart(values: [ZoneItem], maps: [ZoneItem]) throws(StoreError) {
-        try StoreError.wrapping {
-            if let batchWriting = zones.batchWriting {
-                try batchWriting.storePartWithoutWaiting(values: values, maps: maps)
-            } else if let committer = zones.committer {
-                try committer.storePart(values: values, maps: maps)
-            } else {
-                if !values.isEmpty { try zones.values.store(values) }
-                if !maps.isEmpty { try zones.maps.store(maps) }
-            }
-        }
-    }
-
-    /// Stores a version's value items and map nodes in their zones, durably. A backend with
-    /// ``StoreZones/batchWriting`` (the file backend) writes both and then waits for the disk
-    /// once: its two zones share one pack segment, so that is one `fdatasync`.
-    func storeItems(values: [ZoneItem], maps: [ZoneItem]) throws {
-        guard let batchWriting = zones.batchWriting else {
-            try zones.values.store(values)
-            try zones.maps.store(maps)
-            return
-        }
-        try batchWriting.storeWithoutWaiting(values: values, maps: maps)
-        try batchWriting.makeDurable()
+        try StoreError.wrapping { try zones.committer.storePart(values: values, maps: maps) }
     }
 }
 

@@ -76,11 +76,12 @@ public struct FileStorage: Storage {
                               shared: (shared, .values))
         let maps = FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit,
                             shared: (shared, .maps))
+        let versions = FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true), preallocating: true)
         return StoreZones(
             values: values,
             maps: maps,
-            versions: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true), preallocating: true),
-            batchWriting: FileBatchWriting(values: values, maps: maps, shared: shared),
+            versions: versions,
+            committer: FileVersionCommitter(values: values, maps: maps, shared: shared, versions: versions),
             checkStoredBytes: { Self.checkStoredBytes(root: root) })
     }
 
@@ -107,18 +108,26 @@ public struct FileStorage: Storage {
     }
 }
 
-/// The file backend's ``BatchWriting``: both zones' packs appended to the store's shared
-/// segment without `fdatasync`, then made durable with one.
-struct FileBatchWriting: BatchWriting {
+/// The file backend's ``VersionCommitting``: both zones' packs appended to the store's shared
+/// segment without `fdatasync`, made durable together with one, then the records appended
+/// to the version log with another.
+struct FileVersionCommitter: VersionCommitting {
     let values: FileZone
     let maps: FileZone
     let shared: PackSegmentAppender
+    let versions: FileVersionLog
 
-    func storeWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+    func commit(values valueItems: [ZoneItem], maps mapItems: [ZoneItem], records: [Data]) throws {
+        try store(values: valueItems, maps: mapItems, isPart: false)
+        try shared.makeDurable()
+        if !records.isEmpty { try versions.append(records) }
+    }
+
+    func storeAhead(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
         try store(values: valueItems, maps: mapItems, isPart: false)
     }
 
-    func storePartWithoutWaiting(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+    func storePart(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
         try store(values: valueItems, maps: mapItems, isPart: true)
     }
 
@@ -144,9 +153,5 @@ struct FileBatchWriting: BatchWriting {
         let (path, offsets) = try shared.append(records, syncing: false)
         try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)), caching: !isPart)
         try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)), caching: !isPart)
-    }
-
-    func makeDurable() throws {
-        try shared.makeDurable()
     }
 }

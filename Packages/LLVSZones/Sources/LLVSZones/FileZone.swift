@@ -86,7 +86,7 @@ public final class FileZone: Zone {
 
     /// The packs that storing `items` appends: one per version, of the keys not already
     /// stored for it (of every key, without looking, for a part of a large version: see
-    /// ``BatchWriting/storePartWithoutWaiting(values:maps:)``).
+    /// ``VersionCommitting/storePart(values:maps:)``).
     ///
     /// - Throws: ``ZoneError`` when a version's packs cannot be read.
     func newPacks(for items: [ZoneItem], isPart: Bool = false) throws -> [(version: Version.ID, bytes: Data)] {

@@ -19,15 +19,14 @@ public struct StoreZones: Sendable {
     public var maps: any Zone
     /// The version records.
     public var versions: any VersionLog
-    /// Set by a backend that can write all of a new version in one step; nil means the
-    /// store writes the two zones and then the log, in that order.
-    public var committer: (any VersionCommitting)?
-    /// Set by a backend whose zone writes each wait for the disk and can instead wait once
-    /// for a run of them (the file backend: one `fdatasync` of its shared pack segment). The
-    /// store writes each version's value items and map nodes through it and waits once, and
-    /// adds many versions at once with it (``BatchWriting``); nil means the store writes the
-    /// two zones one after the other.
-    public var batchWriting: (any BatchWriting)?
+    /// Writes new versions: their value items and map nodes, then their records. Every
+    /// backend has one: the one it set, or else a ``ZoneCommitter`` over the zones and log
+    /// above as they are now (so a wrapper that replaces a zone is written through).
+    public var committer: any VersionCommitting {
+        get { backendCommitter ?? ZoneCommitter(values: values, maps: maps, versions: versions) }
+        set { backendCommitter = newValue }
+    }
+    private var backendCommitter: (any VersionCommitting)?
     /// Set by a backend that holds connections to release (SQLite): releases them, leaving
     /// the files complete on their own. Nil when there is nothing to release.
     public var close: (@Sendable () throws -> Void)?
@@ -39,13 +38,11 @@ public struct StoreZones: Sendable {
 
     /// Groups the parts of a store's storage.
     public init(values: any Zone, maps: any Zone, versions: any VersionLog, committer: (any VersionCommitting)? = nil,
-                batchWriting: (any BatchWriting)? = nil,
                 close: (@Sendable () throws -> Void)? = nil, checkStoredBytes: (@Sendable () -> [StorageDamage])? = nil) {
         self.values = values
         self.maps = maps
         self.versions = versions
-        self.committer = committer
-        self.batchWriting = batchWriting
+        self.backendCommitter = committer
         self.close = close
         self.checkStoredBytes = checkStoredBytes
     }
@@ -79,49 +76,89 @@ public struct StorageDamage: Hashable, Sendable, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// A backend that writes a new version's value items, map items and log record in one
-/// atomic, durable step (the SQLite backend: one transaction and one WAL sync instead of
-/// three).
+/// How a backend writes new versions: the one path every version takes to the disk. The
+/// store calls it with its log-cursor lock held (so calls never overlap within a store),
+/// never with the lock its readers take, so a commit's disk syncs never hold up a read.
+///
+/// A record appended by ``commit(values:maps:records:)`` makes its version visible, so the
+/// items that version refers to must be durable before, or together with, its record.
+/// Items stored ahead of a commit (``storePart(values:maps:)``,
+/// ``storeAhead(values:maps:)``) stay unreferenced until it.
 public protocol VersionCommitting: Sendable {
     /// Stores `values` and `maps` in their zones, with the semantics of ``Zone/store(_:)``,
-    /// and appends `record` to the version log: all of it, or none of it.
+    /// makes them and every item stored ahead since the last commit durable, and then
+    /// appends `records` to the version log, durably. A crash may leave the items without
+    /// the records, never a record without its items. `records` may be empty (then only the
+    /// items are made durable), and so may the items (a batch's end).
     ///
-    /// - Throws: ``ZoneError`` when the step fails; then nothing of it is visible.
-    func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws
+    /// - Throws: ``ZoneError`` when the step fails; then no record of it is visible.
+    func commit(values: [ZoneItem], maps: [ZoneItem], records: [Data]) throws
 
-    /// Stores one part of a large version ahead of the ``commitVersion(values:maps:record:)``
-    /// that logs it, with the semantics of ``Zone/store(_:)``; unreferenced until then. The
-    /// backend may leave work the parts cause to that commit (SQLite copies its write-ahead
-    /// log into the database once, after the commit, not after each part).
+    /// Stores one part of a large version ahead of the commit that logs it, with the
+    /// semantics of ``Zone/store(_:)`` except that the zones need not look for keys of that
+    /// version stored before: the writer guarantees that no record refers to the version
+    /// yet and that no key repeats across its parts. The part need not be durable before
+    /// that commit returns, nor kept in a cache for reads.
     ///
-    /// - Throws: ``ZoneError`` when the part cannot be stored; then nothing of it is visible.
+    /// - Throws: ``ZoneError`` when the part cannot be stored.
     func storePart(values: [ZoneItem], maps: [ZoneItem]) throws
+
+    /// Stores one version's items, with the semantics of ``Zone/store(_:)``, ahead of the
+    /// commit that logs it with others (a batch of versions, ended by one commit). Readers
+    /// of this process see the items at once; they need not be durable before that commit
+    /// returns.
+    ///
+    /// - Throws: ``ZoneError`` when the items cannot be stored.
+    func storeAhead(values: [ZoneItem], maps: [ZoneItem]) throws
 }
 
-/// Zone writes that need not be durable one by one: a run of versions is stored with
-/// ``storeWithoutWaiting(values:maps:)``, then made durable together with
-/// ``makeDurable()``, before their records are appended to the log. Readers of this process
-/// see the items at once; a crash before ``makeDurable()`` returns may lose them, which is
-/// harmless as long as no record refers to them yet.
-public protocol BatchWriting: Sendable {
-    /// Stores items in the two zones with the semantics of ``Zone/store(_:)``, except that
-    /// they need not be durable yet.
+extension VersionCommitting {
+    /// Commits one version: its items and its record (``commit(values:maps:records:)``).
     ///
-    /// - Throws: ``ZoneError`` when the items cannot be written.
-    func storeWithoutWaiting(values: [ZoneItem], maps: [ZoneItem]) throws
+    /// - Throws: ``ZoneError`` when the step fails; then its record is not visible.
+    public func commitVersion(values: [ZoneItem], maps: [ZoneItem], record: Data) throws {
+        try commit(values: values, maps: maps, records: [record])
+    }
+}
 
-    /// Stores one part of a large version written in several parts ahead of its record,
-    /// as ``storeWithoutWaiting(values:maps:)`` does, except that the zones do not look
-    /// for keys of that version stored before. The writer guarantees that no log record
-    /// refers to the version yet and that no key repeats across its parts; looking would
-    /// mean reading the earlier parts back. The parts are not kept in a cache for reads.
-    ///
-    /// - Throws: ``ZoneError`` when the items cannot be written.
-    func storePartWithoutWaiting(values: [ZoneItem], maps: [ZoneItem]) throws
+/// The committer of a backend that brings only its zones and log (memory, or one of your
+/// own): stores the values, then the map nodes, each durably as their zone stores, then
+/// appends the records.
+public struct ZoneCommitter: VersionCommitting {
+    /// Where value data goes.
+    public let values: any Zone
+    /// Where map nodes go.
+    public let maps: any Zone
+    /// Where the records go.
+    public let versions: any VersionLog
 
-    /// Makes every item stored with ``storeWithoutWaiting(values:maps:)`` durable.
+    /// A committer writing to these zones and this log.
+    public init(values: any Zone, maps: any Zone, versions: any VersionLog) {
+        self.values = values
+        self.maps = maps
+        self.versions = versions
+    }
+
+    /// Stores the items in their zones, then appends the records.
     ///
-    /// - Throws: ``ZoneError`` when the disk reports a failure; then none of those items
-    ///   may be relied on.
-    func makeDurable() throws
+    /// - Throws: The zones' or the log's ``ZoneError``.
+    public func commit(values valueItems: [ZoneItem], maps mapItems: [ZoneItem], records: [Data]) throws {
+        try storeAhead(values: valueItems, maps: mapItems)
+        if !records.isEmpty { try versions.append(records) }
+    }
+
+    /// Stores the items in their zones.
+    ///
+    /// - Throws: The zones' ``ZoneError``.
+    public func storePart(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+        try storeAhead(values: valueItems, maps: mapItems)
+    }
+
+    /// Stores the items in their zones.
+    ///
+    /// - Throws: The zones' ``ZoneError``.
+    public func storeAhead(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
+        if !valueItems.isEmpty { try values.store(valueItems) }
+        if !mapItems.isEmpty { try maps.store(mapItems) }
+    }
 }

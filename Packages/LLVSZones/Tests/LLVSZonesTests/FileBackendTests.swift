@@ -58,11 +58,9 @@ import Testing
         let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
         try zones.values.store(Data("value".utf8), for: Self.reference("k", "V1"))
         try zones.maps.store(Data("node".utf8), for: Self.reference("k", "V1"))
-        let batch = try #require(zones.batchWriting)
-        try batch.storeWithoutWaiting(values: [ZoneItem(reference: Self.reference("k", "V2"), data: Data("value 2".utf8))],
+        try zones.committer.commit(values: [ZoneItem(reference: Self.reference("k", "V2"), data: Data("value 2".utf8))],
                                       maps: [ZoneItem(reference: Self.reference("k", "V2"), data: Data("node 2".utf8)),
-                                             ZoneItem(reference: Self.reference("m", "V2"), data: Data("other".utf8))])
-        try batch.makeDurable()
+                                             ZoneItem(reference: Self.reference("m", "V2"), data: Data("other".utf8))], records: [])
         for reader in [zones, try FileStorage().makeZones(rootDirectoryURL: directory.url)] {
             #expect(try reader.values.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2"), Self.reference("m", "V2")])
                     == [Data("value".utf8), Data("value 2".utf8), nil])
@@ -81,9 +79,7 @@ import Testing
         let big = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let values = (0..<3).map { ZoneItem(reference: Self.reference("k\($0)", "V"), data: big + Data([UInt8($0)])) }
         let maps = (0..<3).map { ZoneItem(reference: Self.reference("n\($0)", "V"), data: Data("node \($0)".utf8)) }
-        let batch = try #require(zones.batchWriting)
-        try batch.storeWithoutWaiting(values: values, maps: maps)
-        try batch.makeDurable()
+        try zones.committer.commit(values: values, maps: maps, records: [])
         for reader in [zones, try FileStorage().makeZones(rootDirectoryURL: directory.url)] {
             #expect(try reader.values.data(for: values.map(\.reference)) == values.map(\.data))
             #expect(try reader.maps.data(for: maps.map(\.reference)) == maps.map(\.data))
@@ -104,9 +100,7 @@ import Testing
         var values = (0..<20).map { ZoneItem(reference: Self.reference(String(format: "k%02d", 19 - $0), "V"), data: big + Data([UInt8($0)])) }
         values.append(ZoneItem(reference: Self.reference("k07", "V"), data: Data("last".utf8)))
         let maps = (0..<3).map { ZoneItem(reference: Self.reference("n\($0)", "V"), data: Data("node \($0)".utf8)) }
-        let batch = try #require(zones.batchWriting)
-        try batch.storeWithoutWaiting(values: values, maps: maps)
-        try batch.makeDurable()
+        try zones.committer.commit(values: values, maps: maps, records: [])
 
         let standaloneURL = directory.url.appendingPathComponent("standalone")
         let standalone = try FileZone(directoryURL: standaloneURL)
