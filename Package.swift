@@ -255,7 +255,7 @@ let modules: [Module] = [
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
            local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
-                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSTesting", "LLVSMerge"],
+                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSMerge"],
            external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
 
     // Packages/LLVSKeyValue
@@ -307,7 +307,9 @@ let modules: [Module] = [
     Module(name: "LLVSConvergenceTests", kind: .rootTest, package: nil,
            local: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSCore"], external: [propertyBased],
            exclude: ["Regressions"]),
-    Module(name: "LLVSCommandLineTests", kind: .rootTest, package: nil, local: ["llvs", "llvs-server", "the-message", "loco"], external: []),
+    Module(name: "LLVSCommandLineTests", kind: .rootTest, package: nil,
+           local: ["llvs", "llvs-server", "the-message", "loco", "LLVSCore", "LLVSStore", "LLVSHTTPExchange", "LLVSExchangeTesting", "LLVSTesting"],
+           external: []),
     Module(name: "LLVSEndToEndTests", kind: .rootTest, package: nil, local: ["LLVS", "LLVSTesting"], external: [propertyBased]),
 ]
 

@@ -126,6 +126,7 @@ let package = Package(
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSStoreTesting", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
+                .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -111,6 +111,9 @@ final class RecordingExchange: Exchange {
         get { inner.restorationState }
         set { inner.restorationState = newValue }
     }
+    func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
+        try inner.updateRestorationState(body)
+    }
     var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
 
     func prepareToRetrieve() async throws {

@@ -55,7 +55,7 @@ extension Exchange {
 
         guard plan.blocked.isEmpty else { throw ExchangeError.missingPredecessors(plan.blocked) }
         let listedHere = seen.filter { store.historyIncludesVersions(identifiedBy: [$0]) }
-        try rememberRemoteVersions(listedHere, restart: page.isCompleteListing, cursor: .some(page.cursor))
+        try rememberRemoteVersions(listedHere, forgetting: page.isCompleteListing ? state.remoteHeads : nil, cursor: .some(page.cursor))
         return added
     }
 
@@ -116,14 +116,21 @@ extension Exchange {
     }
 
     /// Records in ``restorationState`` that `ids` (all in the store) are on the other side,
-    /// and, when given, the cursor to continue from. Reads the state afresh, so progress
-    /// another task recorded meanwhile is kept.
-    func rememberRemoteVersions<S: Sequence>(_ ids: S, restart: Bool = false, cursor: ExchangeCursor?? = nil) throws
+    /// and, when given, the cursor to continue from, in one step
+    /// (``updateRestorationState(_:)``), so progress another task records meanwhile is kept.
+    /// After a complete listing, `forgetting` names what the state remembered when the
+    /// listing began: those heads are dropped (the listing replaces them), while heads
+    /// another task recorded since are kept.
+    func rememberRemoteVersions<S: Sequence>(_ ids: S, forgetting stale: [Version.ID]? = nil, cursor: ExchangeCursor?? = nil) throws
     where S.Element == Version.ID {
-        var state = ExchangeState(restorationState: restorationState)
-        state.remoteHeads = try rememberedRemoteHeads(state.remoteHeads, adding: ids, restart: restart)
-        if let cursor { state.cursor = cursor }
-        restorationState = state.encoded
+        let ids = Array(ids)
+        try updateRestorationState { (data) throws in
+            var state = ExchangeState(restorationState: data)
+            let kept = stale.map { stale in state.remoteHeads.filter { !stale.contains($0) } } ?? state.remoteHeads
+            state.remoteHeads = try rememberedRemoteHeads(kept, adding: ids, restart: false)
+            if let cursor { state.cursor = cursor }
+            data = state.encoded
+        }
     }
 
     /// The heads of the versions known to be on the other side, after learning of `ids`

@@ -31,7 +31,7 @@ extension Exchange {
         var report = ExchangeProgress(direction: .send, completedVersionCount: 0, totalVersionCount: toSend.count,
                                       completedByteCount: 0, totalByteCount: Self.estimatedBytes(toSend))
         progress?(report)
-        try rememberRemoteVersions(remoteHeads, restart: page.isCompleteListing)
+        try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
         for batch in Self.batches(of: toSend, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
             var versionChanges: [VersionChanges] = []

@@ -30,6 +30,16 @@ public protocol Exchange: AnyObject, Sendable {
     /// across launches; a lost or foreign state only costs a full listing.
     var restorationState: Data? { get set }
 
+    /// Changes ``restorationState`` in one step: reads it, lets `body` change it and writes
+    /// it back, with no other change in between, so a send and a retrieve running at once
+    /// on this exchange both keep what they record. The sync algorithm records its progress
+    /// only through this. An exchange gets it by keeping its state in an
+    /// ``ExchangeRestorationState`` (``RestorationStateKeeping``); the default reads and
+    /// writes the property, which is not one step.
+    ///
+    /// - Throws: What `body` throws; then the state is unchanged.
+    func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure)
+
     /// The most bytes of value data one batch of ``retrieveValueChanges(forVersionsIdentifiedBy:)``
     /// or ``send(versionChanges:)`` should carry (at least one version goes in a batch).
     var maximumBatchByteCount: Int { get }
@@ -85,6 +95,23 @@ extension Exchange {
     /// 5 MB per batch.
     public var maximumBatchByteCount: Int { 5_000_000 }
 
+    /// Nothing to prepare.
+    public func prepareToRetrieve() async throws {}
+
+    /// Nothing to prepare.
+    public func prepareToSend() async throws {}
+
+    /// Reads ``restorationState``, lets `body` change it and writes it back: not one step,
+    /// so an exchange that may run a send and a retrieve at once keeps its state in an
+    /// ``ExchangeRestorationState`` instead (``RestorationStateKeeping``).
+    ///
+    /// - Throws: What `body` throws; then the state is unchanged.
+    public func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
+        var state = restorationState
+        try body(&state)
+        restorationState = state
+    }
+
     /// Lists every version (the fallback for exchanges without cursors).
     ///
     /// - Throws: What ``retrieveAllVersionIdentifiers()`` throws.
@@ -120,5 +147,66 @@ public struct VersionIdentifierPage: Sendable {
         self.versionIds = versionIds
         self.cursor = cursor
         self.isCompleteListing = isCompleteListing
+    }
+}
+
+/// The restoration state of an exchange under one lock: read, written, or changed in one
+/// step (``update(_:)``). An exchange keeps one and conforms to ``RestorationStateKeeping``,
+/// which gives it ``Exchange/restorationState`` and ``Exchange/updateRestorationState(_:)``.
+public final class ExchangeRestorationState: Sendable {
+    private let state: Locked<Data?>
+
+    /// A state holding `data` (nil for a fresh exchange).
+    public init(_ data: Data? = nil) {
+        state = Locked(data)
+    }
+
+    /// The state now.
+    public var data: Data? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    /// Changes the state in one step: no other read or change happens between the read
+    /// `body` sees and its write.
+    ///
+    /// - Throws: What `body` throws; then the state is unchanged.
+    public func update<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
+        try state.withLock { (data) throws(Failure) in
+            var changed = data
+            try body(&changed)
+            data = changed
+        }
+    }
+}
+
+/// An exchange that keeps its restoration state in an ``ExchangeRestorationState``, from
+/// which it gets ``Exchange/restorationState`` and a one-step
+/// ``Exchange/updateRestorationState(_:)``: what every exchange of this package and of
+/// LLVSHTTP does, and what yours should do.
+///
+/// ```swift
+/// final class MyExchange: RestorationStateKeeping {
+///     let restoration = ExchangeRestorationState()
+///     // store, newVersionsAvailable and the parts
+/// }
+/// ```
+public protocol RestorationStateKeeping: Exchange {
+    /// Where the restoration state is kept.
+    var restoration: ExchangeRestorationState { get }
+}
+
+extension RestorationStateKeeping {
+    /// See ``Exchange/restorationState``.
+    public var restorationState: Data? {
+        get { restoration.data }
+        set { restoration.data = newValue }
+    }
+
+    /// Changes the state under its lock (``ExchangeRestorationState/update(_:)``).
+    ///
+    /// - Throws: What `body` throws; then the state is unchanged.
+    public func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
+        try restoration.update(body)
     }
 }

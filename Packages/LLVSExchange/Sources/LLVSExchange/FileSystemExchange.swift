@@ -44,7 +44,7 @@ import LLVSZones
 /// ``ExchangeError/damagedFile(_:location:reason:)``, and a malformed or truncated file
 /// another ``ExchangeError`` naming it. Temporary files that killed senders left behind
 /// are removed once they are an hour old (``removeStaleTemporaryFiles(olderThan:now:)``).
-public final class FileSystemExchange: Exchange, SnapshotExchange {
+public final class FileSystemExchange: RestorationStateKeeping, SnapshotExchange {
     /// The shared directory.
     public let rootDirectoryURL: URL
     /// The local store.
@@ -59,7 +59,8 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
     public let newDirectoryFormat: DirectoryFormat
 
     let log: FileVersionLog
-    private let state = Locked<Data?>(nil)
+    /// The remembered cursor and remote heads (see ``Exchange/restorationState``).
+    public let restoration = ExchangeRestorationState()
     private let marker = Locked<Marker?>(nil)
     let sweptTemporaryFiles = Locked(false)
     /// Which batch holds each logged version (format 2), read from the log incrementally.
@@ -98,12 +99,6 @@ public final class FileSystemExchange: Exchange, SnapshotExchange {
         self.maximumBatchByteCount = maximumBatchByteCount
         self.newDirectoryFormat = newDirectoryFormat
         self.log = FileVersionLog(directoryURL: self.rootDirectoryURL.appendingPathComponent("log", isDirectory: true))
-    }
-
-    /// The remembered cursor and remote heads (see ``Exchange/restorationState``).
-    public var restorationState: Data? {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
     }
 
     // MARK: Layout

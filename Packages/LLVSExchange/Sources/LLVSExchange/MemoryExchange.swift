@@ -27,14 +27,15 @@ public final class MemoryExchangeSpace: Sendable {
 }
 
 /// An exchange through a ``MemoryExchangeSpace``.
-public final class MemoryExchange: Exchange {
+public final class MemoryExchange: RestorationStateKeeping {
     /// The shared space.
     public let space: MemoryExchangeSpace
     /// The local store.
     public let store: Store
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
-    private let state = Locked<Data?>(nil)
+    /// See ``RestorationStateKeeping/restoration``.
+    public let restoration = ExchangeRestorationState()
 
     /// Creates an exchange between `store` and `space`.
     public init(space: MemoryExchangeSpace, store: Store, maximumBatchByteCount: Int = 5_000_000) {
@@ -42,18 +43,6 @@ public final class MemoryExchange: Exchange {
         self.store = store
         self.maximumBatchByteCount = maximumBatchByteCount
     }
-
-    /// See ``Exchange/restorationState``.
-    public var restorationState: Data? {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
-
-    /// Nothing to prepare.
-    public func prepareToRetrieve() async throws {}
-
-    /// Nothing to prepare.
-    public func prepareToSend() async throws {}
 
     /// Every version in the space, in the order sent.
     public func retrieveAllVersionIdentifiers() async throws -> [Version.ID] {

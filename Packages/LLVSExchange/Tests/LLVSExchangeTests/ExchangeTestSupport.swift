@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSExchangeTesting
 import LLVSStore
 import LLVSStoreTesting
 import LLVSTesting
@@ -76,69 +77,3 @@ func fileListing(_ directory: URL) -> [String: Int] {
     return result
 }
 
-/// The error thrown by the faults of ``FaultyExchange``.
-struct InjectedFault: Error, Equatable {
-    let call: String
-}
-
-/// A transport between an exchange and its other side that misbehaves on purpose: it
-/// lists versions in reverse order, or fails the n-th call of a part (a dropped
-/// connection, a killed transfer). The sync algorithm under test is the real one.
-final class FaultyExchange: Exchange {
-    let inner: any Exchange
-    let reverseListing: Bool
-    let failingCall: (name: String, number: Int)?
-    let maximumBatchByteCount: Int
-    private let calls = Locked([String: Int]())
-
-    init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int = 5_000_000) {
-        self.inner = inner
-        self.reverseListing = reverseListing
-        self.failingCall = failingCall
-        self.maximumBatchByteCount = maximumBatchByteCount
-    }
-
-    var store: Store { inner.store }
-    var restorationState: Data? {
-        get { inner.restorationState }
-        set { inner.restorationState = newValue }
-    }
-    var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
-
-    func callCount(_ name: String) -> Int { calls.withLock { $0[name, default: 0] } }
-
-    private func count(_ name: String) throws {
-        let number = calls.withLock { calls in
-            calls[name, default: 0] += 1
-            return calls[name, default: 0]
-        }
-        if let failingCall, failingCall.name == name, failingCall.number == number { throw InjectedFault(call: name) }
-    }
-
-    func prepareToRetrieve() async throws { try count("prepareToRetrieve"); try await inner.prepareToRetrieve() }
-    func prepareToSend() async throws { try count("prepareToSend"); try await inner.prepareToSend() }
-    func retrieveAllVersionIdentifiers() async throws -> [Version.ID] {
-        try count("retrieveAllVersionIdentifiers")
-        let ids = try await inner.retrieveAllVersionIdentifiers()
-        return reverseListing ? ids.reversed() : ids
-    }
-    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
-        try count("retrieveVersionIdentifiers")
-        var page = try await inner.retrieveVersionIdentifiers(after: cursor)
-        if reverseListing { page.versionIds.reverse() }
-        return page
-    }
-    func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
-        try count("retrieveVersions")
-        let versions = try await inner.retrieveVersions(identifiedBy: versionIds)
-        return reverseListing ? versions.reversed() : versions
-    }
-    func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
-        try count("retrieveValueChanges")
-        return try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
-    }
-    func send(versionChanges: [VersionChanges]) async throws {
-        try count("send")
-        try await inner.send(versionChanges: versionChanges)
-    }
-}

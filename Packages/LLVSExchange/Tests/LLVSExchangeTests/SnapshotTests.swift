@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSExchangeTesting
 import LLVSStore
 import LLVSTesting
 import LLVSZones

@@ -29,7 +29,7 @@ import NIOHTTP1
 /// try await exchange.retrieve()
 /// try await exchange.send()
 /// ```
-public final class HTTPExchange: SnapshotExchange {
+public final class HTTPExchange: RestorationStateKeeping, SnapshotExchange {
     /// The store's URL on the server: `http[s]://HOST[:PORT]/v1/stores/NAME`.
     public let storeURL: URL
     /// The local store.
@@ -40,7 +40,8 @@ public final class HTTPExchange: SnapshotExchange {
     public let notificationPollSeconds: Int
 
     let transport: HTTPTransport
-    private let state = Locked<Data?>(nil)
+    /// The remembered cursor and remote heads (see ``LLVSExchange/Exchange/restorationState``).
+    public let restoration = ExchangeRestorationState()
 
     /// Creates an exchange between `store` and the store at `storeURL`.
     ///
@@ -62,17 +63,8 @@ public final class HTTPExchange: SnapshotExchange {
         self.transport = try HTTPTransport(storeURL: storeURL, accessToken: accessToken, client: httpClient, retryPolicy: retryPolicy, logger: logger)
     }
 
-    /// The remembered cursor and remote heads (see ``LLVSExchange/Exchange/restorationState``).
-    public var restorationState: Data? {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
-
-    /// Nothing to prepare: the server creates a store on its first push.
-    public func prepareToRetrieve() async throws {}
-
-    /// Nothing to prepare: the server creates a store on its first push.
-    public func prepareToSend() async throws {}
+    // Nothing to prepare (the default `prepareToRetrieve` and `prepareToSend`): the server
+    // creates a store on its first push.
 
     /// Every version on the server, in the order it stored them.
     ///
