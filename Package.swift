@@ -175,8 +175,9 @@ struct Module {
 /// Every module, lower packages first (CONTRIBUTING.md, "Layout and the dependency rule").
 let modules: [Module] = [
     // Packages/LLVSCore
+    Module(name: "LLVSSupport", kind: .library, package: "LLVSCore", local: ["LLVSCore"], external: []),
     Module(name: "LLVSCore", kind: .library, package: "LLVSCore", local: [], external: []),
-    Module(name: "LLVSCoreTests", kind: .test, package: "LLVSCore", local: ["LLVSCore"], external: [propertyBased],
+    Module(name: "LLVSCoreTests", kind: .test, package: "LLVSCore", local: ["LLVSSupport", "LLVSCore"], external: [propertyBased],
            resources: [.copy("Vectors")]),
 
     // Packages/LLVSTesting (beside the layers: the test targets of every package use it)
@@ -192,82 +193,82 @@ let modules: [Module] = [
            external: [propertyBased]),
 
     // Packages/LLVSZones
-    Module(name: "LLVSZones", kind: .library, package: "LLVSZones", local: ["LLVSCore"], external: [crypto]),
-    Module(name: "LLVSZonesTests", kind: .test, package: "LLVSZones", local: ["LLVSZones", "LLVSCore", "LLVSTesting"], external: [propertyBased]),
+    Module(name: "LLVSZones", kind: .library, package: "LLVSZones", local: ["LLVSSupport", "LLVSCore"], external: [crypto]),
+    Module(name: "LLVSZonesTests", kind: .test, package: "LLVSZones", local: ["LLVSSupport", "LLVSZones", "LLVSCore", "LLVSTesting"], external: [propertyBased]),
 
     // Packages/LLVSMerge
     Module(name: "LLVSMerge", kind: .library, package: "LLVSMerge", local: ["LLVSCore"], external: []),
     Module(name: "LLVSMergeTests", kind: .test, package: "LLVSMerge", local: ["LLVSMerge", "LLVSCore"], external: [propertyBased]),
 
     // Packages/LLVSSQLite
-    Module(name: "LLVSSQLite", kind: .library, package: "LLVSSQLite", local: ["LLVSCore", "LLVSZones"], external: [grdb, sqliteAPI, crypto]),
+    Module(name: "LLVSSQLite", kind: .library, package: "LLVSSQLite", local: ["LLVSSupport", "LLVSCore", "LLVSZones"], external: [grdb, sqliteAPI, crypto]),
     Module(name: "LLVSSQLiteTests", kind: .test, package: "LLVSSQLite", local: ["LLVSSQLite", "LLVSZones", "LLVSTesting"],
            external: [grdb, sqliteAPI, crypto, propertyBased]),
 
     // Packages/LLVSMap
-    Module(name: "LLVSMap", kind: .library, package: "LLVSMap", local: ["LLVSCore", "LLVSZones"], external: [crypto]),
-    Module(name: "LLVSMapTests", kind: .test, package: "LLVSMap", local: ["LLVSMap", "LLVSCore", "LLVSZones", "LLVSTesting"], external: [propertyBased],
+    Module(name: "LLVSMap", kind: .library, package: "LLVSMap", local: ["LLVSSupport", "LLVSCore", "LLVSZones"], external: [crypto]),
+    Module(name: "LLVSMapTests", kind: .test, package: "LLVSMap", local: ["LLVSSupport", "LLVSMap", "LLVSCore", "LLVSZones", "LLVSTesting"], external: [propertyBased],
            resources: [.copy("Vectors")]),
 
     // Packages/LLVSStore
     Module(name: "LLVSStore", kind: .library, package: "LLVSStore",
-           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge"], external: [crypto]),
+           local: ["LLVSSupport", "LLVSCore", "LLVSHistory", "LLVSZones", "LLVSMap", "LLVSMerge"], external: [crypto]),
     Module(name: "LLVSStoreTesting", kind: .testSupport, package: "LLVSStore",
            local: ["LLVSStore", "LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSTesting"], external: []),
     Module(name: "llvs-store-worker", kind: .worker, package: "LLVSStore", local: ["LLVSStore", "LLVSSQLite"], external: []),
     Module(name: "LLVSStoreTests", kind: .test, package: "LLVSStore",
-           local: ["LLVSStore", "LLVSStoreTesting", "LLVSCore", "LLVSMap", "LLVSTesting", "LLVSTestingGenerators", "LLVSSQLite", "LLVSZones"],
+           local: ["LLVSSupport", "LLVSStore", "LLVSStoreTesting", "LLVSCore", "LLVSMap", "LLVSTesting", "LLVSTestingGenerators", "LLVSSQLite", "LLVSZones"],
            external: [propertyBased, grdb], resources: [.copy("Vectors")]),
 
     // Packages/LLVSExchange
     Module(name: "LLVSExchange", kind: .library, package: "LLVSExchange",
-           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore"], external: [crypto]),
+           local: ["LLVSSupport", "LLVSCore", "LLVSHistory", "LLVSZones", "LLVSStore"], external: [crypto]),
     Module(name: "LLVSExchangeTesting", kind: .testSupport, package: "LLVSExchange",
-           local: ["LLVSExchange", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], external: []),
+           local: ["LLVSSupport", "LLVSExchange", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], external: []),
     Module(name: "llvs-exchange-worker", kind: .worker, package: "LLVSExchange", local: ["LLVSExchange", "LLVSStore"], external: []),
     Module(name: "LLVSExchangeTests", kind: .test, package: "LLVSExchange",
-           local: ["LLVSExchange", "LLVSExchangeTesting", "LLVSStoreTesting", "LLVSSQLite", "LLVSCore", "LLVSZones", "LLVSMerge",
+           local: ["LLVSSupport", "LLVSExchange", "LLVSExchangeTesting", "LLVSStoreTesting", "LLVSSQLite", "LLVSCore", "LLVSZones", "LLVSMerge",
                    "LLVSStore", "LLVSTesting", "LLVSTestingGenerators"],
            external: [propertyBased]),
 
     // Packages/LLVSCoordinator
     Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",
-           local: ["LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
+           local: ["LLVSSupport", "LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSCoordinatorTests", kind: .test, package: "LLVSCoordinator",
-           local: ["LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSTesting"],
+           local: ["LLVSSupport", "LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSTesting"],
            external: [propertyBased]),
 
     // Packages/LLVSHTTP
     Module(name: "LLVSSyncProtocol", kind: .library, package: "LLVSHTTP", local: ["LLVSCore"], external: []),
     Module(name: "LLVSSyncStorage", kind: .library, package: "LLVSHTTP",
-           local: ["LLVSSyncProtocol", "LLVSCore", "LLVSHistory", "LLVSStore", "LLVSExchange"], external: [grdb, crypto]),
+           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSCore", "LLVSHistory", "LLVSStore", "LLVSExchange"], external: [grdb, crypto]),
     Module(name: "LLVSSyncPostgres", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
            external: [postgres, nioCore("PostgreSQL"), nioSSL("PostgreSQL"), logging("PostgreSQL")]),
     Module(name: "LLVSSyncServer", kind: .library, package: "LLVSHTTP",
-           local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
+           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
            external: [hummingbird, hummingbirdCore, hummingbirdTLS, serviceLifecycle, nioCore("SyncServer"), nioSSL("SyncServer"), logging("SyncServer"), crypto,
                       nioHTTPTypes, metrics, prometheus]),
     Module(name: "LLVSHTTPExchange", kind: .library, package: "LLVSHTTP",
-           local: ["LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange"],
+           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange"],
            external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), nioSSL("HTTPClient"), logging("HTTPClient")]),
     Module(name: "llvs-http-worker", kind: .worker, package: "LLVSHTTP",
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
-           local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
+           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
                    "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSMerge"],
            external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
 
     // Packages/LLVSKeyValue
     Module(name: "LLVSKeyValue", kind: .library, package: "LLVSKeyValue",
-           local: ["LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: [grdb, sqliteAPI]),
+           local: ["LLVSSupport", "LLVSCore", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: [grdb, sqliteAPI]),
     Module(name: "LLVSKeyValueTests", kind: .test, package: "LLVSKeyValue",
            local: ["LLVSKeyValue", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSTesting"], external: [propertyBased]),
 
     // Packages/LLVSModel
     Module(name: "LLVSModelMacros", kind: .macro, package: "LLVSModel", local: [], external: syntax),
     Module(name: "LLVSModel", kind: .library, package: "LLVSModel",
-           local: ["LLVSCore", "LLVSMerge", "LLVSStore", "LLVSCoordinator"], external: [modelMacros]),
+           local: ["LLVSSupport", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSCoordinator"], external: [modelMacros]),
     Module(name: "LLVSModelTesting", kind: .testSupport, package: "LLVSModel",
            local: ["LLVSModel", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSTesting"], external: []),
     Module(name: "LLVSModelTests", kind: .test, package: "LLVSModel",
@@ -277,7 +278,7 @@ let modules: [Module] = [
 
     // Packages/LLVS: the umbrella module
     Module(name: "LLVSProjection", kind: .library, package: "LLVSProjection",
-           local: ["LLVSCore", "LLVSStore", "LLVSCoordinator", "LLVSModel"], external: [grdb]),
+           local: ["LLVSSupport", "LLVSCore", "LLVSStore", "LLVSCoordinator", "LLVSModel"], external: [grdb]),
     Module(name: "llvs-projection-worker", kind: .worker, package: "LLVSProjection",
            local: ["LLVSProjection", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSModel"], external: []),
     Module(name: "LLVSProjectionTests", kind: .test, package: "LLVSProjection",
@@ -285,13 +286,13 @@ let modules: [Module] = [
            external: [grdb, propertyBased]),
 
     Module(name: "LLVS", kind: .library, package: "LLVS",
-           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMap", "LLVSMerge", "LLVSStore", "LLVSExchange",
+           local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange",
                    "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
            external: []),
     Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
 
     // Tools/
-    Module(name: "llvs", kind: .tool, package: nil, local: ["LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer"],
+    Module(name: "llvs", kind: .tool, package: nil, local: ["LLVSSupport", "LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools"), grdb], exclude: ["README.md"]),
     Module(name: "llvs-server", kind: .tool, package: nil, local: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools")], exclude: ["README.md", "DEPLOYMENT.md", "deploy"]),
@@ -300,7 +301,7 @@ let modules: [Module] = [
     Module(name: "loco", kind: .tool, package: nil, local: ["LLVS"], external: [argumentParser]),
     Module(name: "llvs-bench", kind: .tool, package: nil, local: ["LLVS", "LLVSMap", "LLVSSyncStorage", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools"), grdb]),
-    Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", "LLVSModelTesting"],
+    Module(name: "llvs-fuzz", kind: .tool, package: nil, local: ["LLVSSupport", "LLVSCore", "LLVSTesting", "LLVSStoreTesting", "LLVSExchangeTesting", "LLVSModelTesting"],
            external: [argumentParser]),
 
     // Tests/
@@ -310,7 +311,7 @@ let modules: [Module] = [
     Module(name: "LLVSCommandLineTests", kind: .rootTest, package: nil,
            local: ["llvs", "llvs-server", "the-message", "loco", "LLVSCore", "LLVSStore", "LLVSHTTPExchange", "LLVSExchangeTesting", "LLVSTesting"],
            external: []),
-    Module(name: "LLVSEndToEndTests", kind: .rootTest, package: nil, local: ["LLVS", "LLVSTesting"], external: [propertyBased]),
+    Module(name: "LLVSEndToEndTests", kind: .rootTest, package: nil, local: ["LLVS", "LLVSTesting"], external: [propertyBased, crypto]),
 ]
 
 // MARK: The graph this build declares

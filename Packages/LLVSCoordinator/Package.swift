@@ -26,6 +26,7 @@ let package = Package(
         .target(
             name: "LLVSCoordinator",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
@@ -36,6 +37,7 @@ let package = Package(
         .testTarget(
             name: "LLVSCoordinatorTests",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSCoordinator",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),

@@ -28,6 +28,7 @@ let package = Package(
         .target(
             name: "LLVSExchange",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSHistory", package: "LLVSHistory"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
@@ -40,6 +41,7 @@ let package = Package(
         .target(
             name: "LLVSExchangeTesting",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSExchange",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
@@ -56,6 +58,7 @@ let package = Package(
         .testTarget(
             name: "LLVSExchangeTests",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSExchange",
                 "LLVSExchangeTesting",
                 .product(name: "LLVSStoreTesting", package: "LLVSStore"),

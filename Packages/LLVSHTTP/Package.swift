@@ -47,6 +47,7 @@ let package = Package(
         .target(
             name: "LLVSSyncStorage",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSSyncProtocol",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSHistory", package: "LLVSHistory"),
@@ -72,6 +73,7 @@ let package = Package(
         .target(
             name: "LLVSSyncServer",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSSyncProtocol",
                 "LLVSSyncStorage",
                 .product(name: "LLVSCore", package: "LLVSCore"),
@@ -92,6 +94,7 @@ let package = Package(
         .target(
             name: "LLVSHTTPExchange",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSSyncProtocol",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
@@ -117,6 +120,7 @@ let package = Package(
         .testTarget(
             name: "LLVSHTTPTests",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSSyncProtocol",
                 "LLVSSyncStorage",
                 "LLVSSyncPostgres",

@@ -28,6 +28,7 @@ let package = Package(
         .target(
             name: "LLVSKeyValue",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),

@@ -22,6 +22,7 @@ let package = Package(
         .target(
             name: "LLVSMap",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -30,6 +31,7 @@ let package = Package(
         .testTarget(
             name: "LLVSMapTests",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSMap",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),

@@ -40,6 +40,7 @@ let package = Package(
         .target(
             name: "LLVSModel",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSStore", package: "LLVSStore"),

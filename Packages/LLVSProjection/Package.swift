@@ -27,6 +27,7 @@ let package = Package(
         .target(
             name: "LLVSProjection",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),

@@ -23,6 +23,7 @@ let package = Package(
         .target(
             name: "LLVSSQLite",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -30,6 +30,7 @@ let package = Package(
         .target(
             name: "LLVSStore",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSHistory", package: "LLVSHistory"),
                 .product(name: "LLVSZones", package: "LLVSZones"),
@@ -56,6 +57,7 @@ let package = Package(
         .testTarget(
             name: "LLVSStoreTests",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSStore",
                 "LLVSStoreTesting",
                 .product(name: "LLVSCore", package: "LLVSCore"),

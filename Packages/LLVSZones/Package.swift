@@ -21,6 +21,7 @@ let package = Package(
         .target(
             name: "LLVSZones",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -28,6 +29,7 @@ let package = Package(
         .testTarget(
             name: "LLVSZonesTests",
             dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 "LLVSZones",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),

@@ -2,6 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSExchangeTesting
 import LLVSStoreTesting
+import LLVSSupport
 import LLVSTesting
 
 /// Plays fuzz cases on the chosen backends from several concurrent tasks, keeps the counts, and

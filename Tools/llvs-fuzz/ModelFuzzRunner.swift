@@ -2,6 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSModelTesting
 import LLVSStoreTesting
+import LLVSSupport
 import LLVSTesting
 
 /// The model mode of `llvs-fuzz` (`--models`): random model histories on every backend,

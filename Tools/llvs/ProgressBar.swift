@@ -1,5 +1,6 @@
 import Foundation
 import LLVS
+import LLVSSupport
 
 /// A one-line progress bar on stderr, redrawn in place:
 /// `pull    [##########··········]  50%  500/1000 versions  1.2 MB/2.4 MB`.

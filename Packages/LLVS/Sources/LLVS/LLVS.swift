@@ -1,6 +1,9 @@
-// The umbrella module: one `import LLVS` gives the whole public API. Each re-exported
-// module is also a product of its own, for users who want only part of LLVS. (Test support,
-// LLVSTesting, is a separate product and is not re-exported.)
+// The umbrella module: one `import LLVS` gives the API an app uses. Each re-exported
+// module is also a product of its own, for users who want only part of LLVS. Not
+// re-exported: test support (LLVSTesting), the map index (LLVSMap: `Map`, `Digest`, node
+// references) and the shared helpers (LLVSSupport: `Locked`, `Hex`, the binary coders),
+// whose names would clash with other libraries' (swift-crypto's `Digest`); import them by
+// name to use them.
 
 @_exported import LLVSCoordinator
 @_exported import LLVSCore
@@ -8,7 +11,6 @@
 @_exported import LLVSHistory
 @_exported import LLVSHTTPExchange
 @_exported import LLVSKeyValue
-@_exported import LLVSMap
 @_exported import LLVSMerge
 @_exported import LLVSModel
 @_exported import LLVSProjection

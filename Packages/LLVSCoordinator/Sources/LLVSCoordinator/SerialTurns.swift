@@ -1,4 +1,5 @@
 import LLVSCore
+import LLVSSupport
 
 /// Runs asynchronous jobs one at a time, in the order their tickets were taken: a caller
 /// takes a ticket synchronously (so jobs queued from one thread keep their order), waits for

@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSMerge
 import LLVSStore
+import LLVSSupport
 import LLVSZones
 
 /// The simplest way to use LLVS in an app: wraps a ``LLVSStore/Store``, tracks the version

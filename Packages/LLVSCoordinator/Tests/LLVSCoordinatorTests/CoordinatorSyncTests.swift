@@ -3,6 +3,7 @@ import LLVSCoordinator
 import LLVSCore
 import LLVSExchange
 import LLVSStore
+import LLVSSupport
 import LLVSTesting
 import Testing
 

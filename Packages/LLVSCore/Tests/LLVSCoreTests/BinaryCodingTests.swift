@@ -1,4 +1,5 @@
 import Foundation
+import LLVSSupport
 import PropertyBased
 import Testing
 import LLVSCore

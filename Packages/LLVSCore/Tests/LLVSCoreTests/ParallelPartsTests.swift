@@ -1,4 +1,5 @@
 import LLVSCore
+import LLVSSupport
 import Testing
 
 /// `ParallelParts` covers its range exactly once, in contiguous parts, whether it splits it

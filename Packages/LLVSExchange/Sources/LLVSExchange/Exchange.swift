@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSStore
+import LLVSSupport
 
 /// A version with the changes it made, as an exchange ships it: the receiver adds it with
 /// `Store.addVersion(_:storing:)`.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// A batch file of a format-2 file-system exchange directory (SPEC.md section 11): every
 /// version one `send(versionChanges:)` call wrote, with its changes, in the binary

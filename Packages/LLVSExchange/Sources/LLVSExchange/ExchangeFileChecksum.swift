@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// The checksum a file-system exchange writes into each version and changes file
 /// (SPEC.md section 11): the file is the canonical JSON of its object with a first member

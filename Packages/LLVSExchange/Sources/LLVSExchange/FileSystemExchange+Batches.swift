@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 
 /// Format 2 of the directory (SPEC.md section 11): one batch file per send,

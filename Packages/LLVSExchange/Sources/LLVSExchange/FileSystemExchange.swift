@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSStore
+import LLVSSupport
 import LLVSZones
 
 /// An exchange through a shared directory: push and pull between stores that can all reach

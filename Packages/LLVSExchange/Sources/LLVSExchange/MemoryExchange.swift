@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSStore
+import LLVSSupport
 
 /// The in-memory counterpart of a shared directory: stores in one process that share a
 /// space exchange versions through it, with the same cursors and notifications as the

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LLVSCore
 import LLVSStore
+import LLVSSupport
 import LLVSZones
 
 /// An exchange that can also hold a snapshot of the store, so a new replica bootstraps

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// Describes a snapshot on the other side of an exchange: a store's archive cut into
 /// chunks, each with its SHA-256, so a new replica can bootstrap from it and detect any

@@ -2,6 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSExchange
 import LLVSStore
+import LLVSSupport
 import LLVSTesting
 import Testing
 

@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSMerge
 import LLVSStore
+import LLVSSupport
 import LLVSTesting
 import PropertyBased
 import Testing

@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSExchangeTesting
 import LLVSStore
+import LLVSSupport
 import LLVSTesting
 import LLVSZones
 import Testing

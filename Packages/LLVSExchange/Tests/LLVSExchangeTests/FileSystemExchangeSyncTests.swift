@@ -4,6 +4,7 @@ import LLVSExchange
 import LLVSExchangeTesting
 import LLVSMerge
 import LLVSStore
+import LLVSSupport
 import LLVSTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LLVSCore
+import LLVSSupport
 import NIOSSL
 
 extension HTTPExchange {

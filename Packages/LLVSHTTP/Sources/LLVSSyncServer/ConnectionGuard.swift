@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LLVSCore
+import LLVSSupport
 import LLVSSyncProtocol
 import NIOCore
 import NIOHTTPTypes

@@ -1,5 +1,6 @@
 import Hummingbird
 import LLVSCore
+import LLVSSupport
 
 /// The bytes that the bodies of requests being handled at once may hold together
 /// (``SyncServerConfiguration/maximumConcurrentBodyByteCount``).

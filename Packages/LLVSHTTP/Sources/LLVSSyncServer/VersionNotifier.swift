@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import LLVSSyncProtocol
 
 /// Wakes the long polls of a store when this server process stores versions in it. (Long

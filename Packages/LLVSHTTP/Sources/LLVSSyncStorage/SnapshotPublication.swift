@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSSupport
 
 /// The checks every storage makes before publishing a snapshot: a valid manifest, and every
 /// chunk present with the size and SHA-256 the manifest gives.

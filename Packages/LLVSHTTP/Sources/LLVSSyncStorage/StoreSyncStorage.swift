@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSHistory
 import LLVSStore
+import LLVSSupport
 import LLVSSyncProtocol
 
 /// Serves one live LLVS `Store` through the sync API, so replicas sync with it directly,

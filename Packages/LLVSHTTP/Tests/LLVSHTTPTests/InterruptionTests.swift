@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSHTTPExchange
 import LLVSStore
+import LLVSSupport
 import LLVSSyncProtocol
 import LLVSSyncStorage
 import LLVSTesting

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSSupport
 
 /// Manifests for one-chunk snapshots in the storage and refusal tests.
 enum SnapshotManifestFixture {

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 extension KeyValueDatabase {
     /// One key's versions after a change: an element of ``updatedValues``.

@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSMerge
 import LLVSSQLite
 import LLVSStore
+import LLVSSupport
 import LLVSZones
 
 /// A key-value database whose copies merge without losing anything: the KeyValueCRDT

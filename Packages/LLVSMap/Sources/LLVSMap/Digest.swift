@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// A SHA-256 digest: the hash that places a value identifier in the trie, and the identity
 /// of a trie node. Compared and ordered as 32 big-endian bytes.

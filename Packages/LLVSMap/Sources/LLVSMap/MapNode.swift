@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// Where a trie node is: its identity (the hash of its logical content), the version whose
 /// map pack stores it, and how many value references lie below it.

@@ -1,4 +1,5 @@
 import LLVSCore
+import LLVSSupport
 
 /// Map nodes that live only in memory: the maps of virtual versions (the virtual ancestor
 /// a criss-cross merge computes) that are read during one merge and never stored.

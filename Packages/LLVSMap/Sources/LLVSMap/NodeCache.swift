@@ -1,4 +1,5 @@
 import LLVSCore
+import LLVSSupport
 
 /// Decoded nodes by hash, bounded by the heap they occupy: when the current generation
 /// outgrows half the byte limit it becomes the previous one (the older one is dropped);

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import LLVSTesting
 import Testing
 @testable import LLVSMap

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 @testable import LLVSMap
 

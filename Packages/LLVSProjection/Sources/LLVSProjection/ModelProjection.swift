@@ -4,6 +4,7 @@ import LLVSCoordinator
 import LLVSCore
 import LLVSModel
 import LLVSStore
+import LLVSSupport
 
 /// SQLite tables of a store's models at one version, kept current from version diffs.
 ///

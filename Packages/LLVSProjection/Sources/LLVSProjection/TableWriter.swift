@@ -3,6 +3,7 @@ import GRDB
 import LLVSCore
 import LLVSModel
 import LLVSStore
+import LLVSSupport
 
 /// Writes value changes into the model tables, inside the caller's transaction.
 struct TableWriter {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 
 /// Snapshots of an SQLite store (SPEC.md, "SQLite snapshot archive"): SQLite's

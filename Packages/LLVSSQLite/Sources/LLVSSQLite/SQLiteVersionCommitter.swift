@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 
 /// Writes a new version — value items, map nodes and its record — in one transaction: one

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 
 /// The version log as the `version_record` table: records in the order they were

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 
 /// A zone stored in the `zone_item` table of a store's database.

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import LLVSZones
 
 /// A view of a zone for one verification run that remembers, per version, the storage

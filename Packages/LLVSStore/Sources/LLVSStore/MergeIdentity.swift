@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// The content-derived identifier of a merge version (SPEC.md, "Merge identity"), so that
 /// replicas merging the same versions with a deterministic arbiter make the same version.

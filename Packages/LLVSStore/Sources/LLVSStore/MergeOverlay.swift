@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSMap
+import LLVSSupport
 import LLVSZones
 
 /// The virtual versions of one merge: when two versions have several best common

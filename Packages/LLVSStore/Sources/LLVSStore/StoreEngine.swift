@@ -2,6 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSHistory
 import LLVSMap
+import LLVSSupport
 import LLVSZones
 
 /// The state one opened store shares between its `Store` and that store's merge views:

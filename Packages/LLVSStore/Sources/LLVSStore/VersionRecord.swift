@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSMap
+import LLVSSupport
 
 /// What the store appends to its version log for each version (SPEC.md, "Version
 /// records"): the version and the root of its map, in a compact binary form that loads

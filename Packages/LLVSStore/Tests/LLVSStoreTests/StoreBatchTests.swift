@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSStoreTesting
 @testable import LLVSStore
 @testable import LLVSZones
+import LLVSSupport
 import Testing
 
 /// `Store.addVersions`: many versions made elsewhere added at once, as an exchange's

@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSStoreTesting
+import LLVSSupport
 import LLVSTesting
 import LLVSZones
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import LLVSTesting
 @testable import LLVSStore
 import PropertyBased

@@ -1,4 +1,5 @@
 import Foundation
+import LLVSSupport
 import Testing
 import LLVSCore
 import LLVSStoreTesting

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSMap
+import LLVSSupport
 import LLVSTesting
 import PropertyBased
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 @testable import LLVSStore
+import LLVSSupport
 
 /// A storage that opens another storage's zones with some value items hidden, as if their
 /// data had been lost: damage for the memory backend, which has no files.

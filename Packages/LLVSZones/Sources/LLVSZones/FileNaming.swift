@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// How identifiers become file names in the file backend (SPEC.md, "File storage").
 /// Identifiers are caller and peer input, so a name is either a conservative literal form

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

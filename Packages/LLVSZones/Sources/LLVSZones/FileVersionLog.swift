@@ -1,6 +1,7 @@
 import Crypto
 import LLVSCore
 import Foundation
+import LLVSSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// A zone in a directory (SPEC.md, "File storage"). Each `store` call appends its packs,
 /// one per version, to a pack segment of this writer's (``PackSegment``) with one write and

@@ -1,5 +1,6 @@
 import LLVSCore
 import Foundation
+import LLVSSupport
 
 /// Keeps stores in memory: nothing touches the disk, and everything is gone when the
 /// `MemoryStorage` instance is released. Opening the same root directory URL twice with

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// A pack: the items one `store` call wrote for one version, in one immutable file
 /// (SPEC.md, "Pack files"). Layout:

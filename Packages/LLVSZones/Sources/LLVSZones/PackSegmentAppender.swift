@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// Where one writer appends packs: a segment of its own in a directory, created on the first
 /// append and replaced after a failed one. The zones of a file store share one, in the

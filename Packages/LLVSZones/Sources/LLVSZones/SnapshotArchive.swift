@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// The file backend's snapshot archive (SPEC.md, "Snapshot archive"):
 ///

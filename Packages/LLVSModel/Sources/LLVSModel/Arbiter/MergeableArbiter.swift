@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSMerge
+import LLVSSupport
 
 /// A `MergeArbiter` that merges models property by property: the model layer's arbiter.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// How a model's properties merge: a strategy per coding key. `@MergeableModel` writes it
 /// from the struct's stored properties and their `@Merged` attributes; a hand-written

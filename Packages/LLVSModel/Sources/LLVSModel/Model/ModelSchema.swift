@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSStore
+import LLVSSupport
 
 /// What a model property holds, as projections and tools read it.
 public enum ModelPropertyKind: Sendable, Hashable, Codable {

@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSSupport
 
 /// A model's stored form (SPEC.md section 17): the canonical JSON object of its `Codable`
 /// encoding, with `"$version"` when its type's model version is above 1, and every member

@@ -1,4 +1,5 @@
 import Foundation
+import LLVSCore
 
 /// Builds the compact binary encodings of SPEC.md (map nodes, pack files): unsigned LEB128
 /// varints, raw bytes and length-prefixed byte strings.
