@@ -306,7 +306,7 @@ let modules: [Module] = [
 
     // Tests/
     Module(name: "LLVSConvergenceTests", kind: .rootTest, package: nil,
-           local: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSCore"], external: [propertyBased],
+           local: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSCore", "LLVSZones"], external: [propertyBased],
            exclude: ["Regressions"]),
     Module(name: "LLVSCommandLineTests", kind: .rootTest, package: nil,
            local: ["llvs", "llvs-server", "the-message", "loco", "LLVSCore", "LLVSStore", "LLVSHTTPExchange", "LLVSExchangeTesting", "LLVSTesting"],

@@ -32,4 +32,28 @@ import Testing
         #expect(result.text.contains("4 cases"), "\(result.text)")
         #expect(result.text.contains("No property violated."), "\(result.text)")
     }
+
+    /// `--help` states the defaults runs really use: each default a run prints for its
+    /// shape (plain, `--deep` and `--models`) is the one the help gives.
+    @Test func theHelpStatesTheRealDefaults() throws {
+        let fuzz = try ToolRunner("llvs-fuzz")
+        let help = try fuzz.succeed(["--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        func shape(_ arguments: [String]) throws -> [Int] {
+            let output = try ScratchDirectory()
+            let text = try fuzz.succeed(arguments + ["--seed", "7", "--cases", "1", "--backend", "memory", "--output", output.url.path]).text
+            let line = try #require(text.split(separator: "\n").first { $0.contains("shape: up to") })
+            return line[line.range(of: "shape: up to")!.upperBound...].split { !$0.isNumber }.compactMap { Int($0) }
+        }
+        let plain = try shape([]), deep = try shape(["--deep"]), models = try shape(["--models"])
+        // replicas, keys, operations, rungs, percent
+        #expect(plain.count == 5 && deep.count == 5, "\(plain) \(deep)")
+        guard plain.count == 5, deep.count == 5, models.count >= 3 else { return }
+        #expect(help.contains("operations a history has, 1-100000 (default \(plain[2]); \(models[2]) with --models)"), "\(help)")
+        #expect(help.contains("replicas a history has, 1-64 (default \(plain[0]); \(models[0]) with --models)"), "\(help)")
+        #expect(help.contains("keys histories write, 1-10000 (default \(plain[1]);"), "\(help)")
+        #expect(help.contains("braid, 1-100000 (default \(plain[3]);"), "\(help)")
+        #expect(help.contains("0-100 (default \(plain[4]);"), "\(help)")
+        #expect(help.contains("become \(deep[2]) operations, \(deep[0]) replicas, \(deep[1]) keys, \(deep[3]) rungs and \(deep[4])%"), "\(help)")
+        #expect(help.contains("(default 60 unless --cases is given)"))
+    }
 }

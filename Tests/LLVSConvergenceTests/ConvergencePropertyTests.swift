@@ -28,10 +28,16 @@ import Testing
     @Test(arguments: StoreReplica.Backend.allCases)
     func everyPropertyHoldsOnRandomHistories(backend: StoreReplica.Backend) async {
         await propertyCheck(count: Self.cases(on: backend), input: FuzzGen.histories()) { history in
-            let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases),
-                                                                   makeReplica: ExchangeReplica.factory(backend: backend))
-            for violation in violations {
-                Issue.record("\(violation)\nHistory as JSON:\n\(history.jsonString)")
+            // swift-property-based does not report an error a property body throws, so a
+            // replica that throws is recorded here.
+            do {
+                let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases),
+                                                                       makeReplica: ExchangeReplica.factory(backend: backend))
+                for violation in violations {
+                    Issue.record("\(violation)\nHistory as JSON:\n\(history.jsonString)")
+                }
+            } catch {
+                Issue.record("a replica threw \(error)\nHistory as JSON:\n\(history.jsonString)")
             }
         }
     }

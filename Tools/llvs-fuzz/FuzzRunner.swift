@@ -128,11 +128,12 @@ struct FuzzRunner: Sendable {
                                                 makeReplica: ExchangeReplica.factory(backend: backend))
     }
 
-    /// Prints a failure, shrinks its history for the same property and backend, and
-    /// writes the minimal history.
+    /// Prints a failure, shrinks its history keeping the same failure (its property, and the
+    /// class of the error when a replica threw) on the same backend, and writes the minimal
+    /// history.
     func report(_ failure: PropertyViolation, caseSeed: UInt64, history: FuzzHistory, backend: StoreReplica.Backend) async {
         say("FAILURE on \(backend), case seed \(caseSeed) (replay: llvs-fuzz --case-seed \(caseSeed) --backend \(backend)):\n  \(failure)")
-        var shrinker = HistoryShrinker { await firstFailure(of: $0, on: backend, properties: [failure.property]) != nil }
+        var shrinker = HistoryShrinker(keeping: failure) { await firstFailure(of: $0, on: backend, properties: [failure.property]) }
         let minimal = await shrinker.shrink(history)
         let minimalFailure = await firstFailure(of: minimal, on: backend, properties: [failure.property]) ?? failure
         say("Shrunk from \(history.operations.count) to \(minimal.operations.count) operations in \(shrinker.attempts) attempts:\n\(minimal)\n  \(minimalFailure)")

@@ -60,22 +60,22 @@ struct LLVSFuzz: AsyncParsableCommand {
     @Option(help: "Check only this property (1-8 or a name such as 2-convergence). Repeatable.")
     var property: [String] = []
 
-    @Flag(help: "Deep histories for long runs (the defaults of the shape options below become 8, 24, 60, 200 and 20).")
+    @Flag(help: "Deep histories for long runs: the defaults of the shape options below become \(FuzzShape.deep.maximumOperations) operations, \(FuzzShape.deep.maximumReplicas) replicas, \(FuzzShape.deep.keyCount) keys, \(FuzzShape.deep.maximumRungs) rungs and \(FuzzShape.deep.shapePercent)%.")
     var deep = false
 
-    @Option(help: "The most operations a history has (default 30).")
+    @Option(help: "The most operations a history has, 1-100000 (default \(FuzzShape().maximumOperations); \(ModelFuzzHistory.Shape().maximumOperations) with --models).")
     var maximumOperations: Int?
 
-    @Option(help: "The most replicas a history has, 1-64 (default \(RawOperation.maximumReplicas)).")
+    @Option(help: "The most replicas a history has, 1-64 (default \(FuzzShape().maximumReplicas); \(ModelFuzzHistory.Shape().maximumReplicas) with --models).")
     var replicas: Int?
 
-    @Option(help: "The number of keys histories write, 1-10000 (default \(RawOperation.keyCount)).")
+    @Option(help: "The number of keys histories write, 1-10000 (default \(FuzzShape().keyCount); not with --models).")
     var keys: Int?
 
-    @Option(help: "The most rungs of a ladder and levels of a braid, 1-100000 (default \(RawOperation.maximumRungs)).")
+    @Option(help: "The most rungs of a ladder and levels of a braid, 1-100000 (default \(FuzzShape().maximumRungs); not with --models).")
     var rungs: Int?
 
-    @Option(help: "How often a ladder or a braid is drawn, in percent of operations, 0-100 (default 11).")
+    @Option(help: "How often a ladder or a braid is drawn, in percent of operations, 0-100 (default \(FuzzShape().shapePercent); not with --models).")
     var shapes: Int?
 
     @Option(help: "Worker threads (default: one per core).")

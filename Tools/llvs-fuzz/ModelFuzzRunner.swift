@@ -106,11 +106,12 @@ struct ModelFuzzRunner: Sendable {
         return true
     }
 
-    /// Prints a failure, shrinks its history for the same property and backend, and writes it.
+    /// Prints a failure, shrinks its history keeping the same failure (its property, and the
+    /// class of the error when one was thrown) on the same backend, and writes it.
     func report(_ violation: ModelViolation, caseSeed: UInt64, history: ModelFuzzHistory, backend: StoreReplica.Backend) {
         say("FAILURE on \(backend), case seed \(caseSeed) (replay: llvs-fuzz --models --case-seed \(caseSeed) --backend \(backend)):\n  \(violation)")
         var shrinker = ModelHistoryShrinker { candidate in
-            ModelConvergenceSimulation.check(candidate, backend: backend, planting: fault).contains { $0.property == violation.property }
+            ModelConvergenceSimulation.check(candidate, backend: backend, planting: fault).contains { $0.hasSameCause(as: violation) }
         }
         let minimal = shrinker.shrink(history)
         say("Shrunk from \(history.operations.count) to \(minimal.operations.count) operations in \(shrinker.attempts) attempts:\n\(minimal)")

@@ -89,9 +89,8 @@ extension KeyValueDatabase {
     /// Closes the database: the store's SQLite connections close, the last one copying the
     /// write-ahead log into the database file, so that the directory's `llvs-store.sqlite`
     /// alone is a complete copy of the database — what a synced folder or a file copy
-    /// needs. Reads and writes fail afterwards (writes with
-    /// ``KeyValueDatabaseError/closed``); open the directory again to go on. For an
-    /// in-memory database it only refuses further writes.
+    /// needs. Reads and writes fail afterwards with ``KeyValueDatabaseError/closed`` (for an
+    /// in-memory database too); open the directory again to go on.
     ///
     /// - Throws: A `StoreError` when a connection cannot close, or
     ///   ``KeyValueDatabaseError/searchIndex(reason:)``.

@@ -10,7 +10,7 @@ extension KeyValueDatabase {
     /// a delete concurrent with a write is kept beside it: two versions, as in KeyValueCRDT.
     ///
     /// - Throws: ``KeyValueDatabaseError/unreadableValue(_:reason:)`` when the stored value
-    ///   is corrupt, or a `StoreError`.
+    ///   is corrupt, ``KeyValueDatabaseError/closed`` after ``close()``, or a `StoreError`.
     public func read(key: String, scope: String = "") throws -> [Version] {
         try read(key: key, scope: scope, at: currentVersionId)
     }
@@ -20,7 +20,8 @@ extension KeyValueDatabase {
     /// - Throws: `StoreError.unknownVersion` for a version the store lacks, or see
     ///   ``read(key:scope:)``.
     public func read(key: String, scope: String = "", at versionId: LLVSCore.Version.ID?) throws -> [Version] {
-        try register(StoreKeys.valueId(ScopedKey(scope: scope, key: key)), at: versionId).map(Version.versions(of:)) ?? []
+        try checkOpenForReading()
+        return try register(StoreKeys.valueId(ScopedKey(scope: scope, key: key)), at: versionId).map(Version.versions(of:)) ?? []
     }
 
     /// Every key that has a value (not only a delete), sorted: KeyValueCRDT's `keys`.
@@ -35,7 +36,8 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func keys(scope: String? = nil, key: String? = nil) throws -> [ScopedKey] {
-        try liveRegisters(at: currentVersionId) { candidate in
+        try checkOpenForReading()
+        return try liveRegisters(at: currentVersionId) { candidate in
             ScopedKey.matches(candidate, scope: scope, key: key)
         }.map(\.key).sorted()
     }
@@ -46,6 +48,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func bulkRead(isIncluded: (ScopedKey) -> Bool) throws -> [ScopedKey: [Version]] {
+        try checkOpenForReading()
         var result: [ScopedKey: [Version]] = [:]
         for (key, register) in try registers(at: currentVersionId, isIncluded) {
             result[key] = Version.versions(of: register)
@@ -73,6 +76,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func bulkRead(keys: [ScopedKey]) throws -> [ScopedKey: [Version]] {
+        try checkOpenForReading()
         let head = currentVersionId
         var result: [ScopedKey: [Version]] = [:]
         for key in keys {
@@ -95,6 +99,7 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func history(key: String, scope: String = "") throws -> [HistoryEntry] {
+        try checkOpenForReading()
         let valueId = StoreKeys.valueId(ScopedKey(scope: scope, key: key))
         return try store.versionIds(for: valueId).compactMap { storedVersionId in
             guard let version = store.version(identifiedBy: storedVersionId),
@@ -108,7 +113,8 @@ extension KeyValueDatabase {
     ///
     /// - Throws: See ``read(key:scope:)``.
     public func authors() throws -> [Author] {
-        try Self.authors(in: store, at: currentVersionId)
+        try checkOpenForReading()
+        return try Self.authors(in: store, at: currentVersionId)
     }
 
     /// The authors recorded at `head` in `store`.
@@ -129,6 +135,13 @@ extension KeyValueDatabase {
     }
 
     // MARK: Registers
+
+    /// Throws ``KeyValueDatabaseError/closed`` after ``close()``: every public read starts
+    /// with this, as every write checks the same state. (Not from inside the state's lock,
+    /// which is not reentrant.)
+    func checkOpenForReading() throws(KeyValueDatabaseError) {
+        if state.withLock({ $0.closed }) { throw .closed }
+    }
 
     /// The register stored under `valueId` at `versionId`, or nil.
     func register(_ valueId: LLVSCore.Value.ID, at versionId: LLVSCore.Version.ID?) throws -> MultiValueRegister? {

@@ -12,8 +12,10 @@ extension KeyValueDatabase {
     /// diacritics.
     ///
     /// - Throws: ``KeyValueDatabaseError/invalidSearchQuery(_:reason:)`` for a malformed query,
-    ///   ``KeyValueDatabaseError/searchIndex(reason:)`` when the index cannot be read.
+    ///   ``KeyValueDatabaseError/searchIndex(reason:)`` when the index cannot be read,
+    ///   ``KeyValueDatabaseError/closed`` after ``close()``.
     public func search(for query: String) throws -> [ScopedKey] {
+        try checkOpenForReading()
         try state.withLock { try flushSearchIndex(&$0) }
         return try searchIndex.search(query)
     }

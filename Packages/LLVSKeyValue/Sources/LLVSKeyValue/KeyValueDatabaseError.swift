@@ -23,7 +23,8 @@ public enum KeyValueDatabaseError: Error, Hashable, CustomStringConvertible {
     /// A merge would mix data of two applications, or of two versions of one application's
     /// format (`nil`: a database holding keys but no identifier). Nothing was changed.
     case incompatibleApplicationData(receiver: ApplicationIdentifier?, source: ApplicationIdentifier?)
-    /// The database was closed with ``KeyValueDatabase/close()``; open it again to write.
+    /// The database was closed with ``KeyValueDatabase/close()``; open it again to read or
+    /// write.
     case closed
     /// ``KeyValueDatabase/backup(to:)-(URL)`` was given a directory that already holds files.
     case backupDestinationNotEmpty(path: String)
@@ -51,7 +52,7 @@ public enum KeyValueDatabaseError: Error, Hashable, CustomStringConvertible {
             func name(_ identifier: ApplicationIdentifier?) -> String { identifier.map { "\($0)" } ?? "data without an application identifier" }
             return "Cannot merge \(name(source)) into \(name(receiver)): open each with its upgrader first."
         case .closed:
-            return "The database was closed; open it again to write."
+            return "The database was closed; open it again to read or write."
         case .backupDestinationNotEmpty(let path):
             return "The backup destination \(path) already holds files; back up into a new or empty directory."
         }

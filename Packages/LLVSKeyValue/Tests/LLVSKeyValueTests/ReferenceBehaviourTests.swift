@@ -219,7 +219,33 @@ import Testing
             #expect(try bob.read(key: "k").text == "three")
             #expect(try bob.read(key: "shared").count == 2)
             #expect(try bob.read(key: "gone").isDeleted, "a delete the peer keeps stays a delete")
+            #expect(try alice.read(key: "gone").isEmpty, "until the erased database takes the peer's merge")
+            // Once the merge goes back, both read the same everywhere: the peer's delete too.
+            try alice.merge(source: bob)
+            for key in ["k", "shared", "gone"] {
+                #expect(try alice.read(key: key) == bob.read(key: key), "\(key)")
+            }
+            #expect(try alice.read(key: "gone").isDeleted)
+            #expect(try alice.keys == bob.keys)
         }
+    }
+
+    /// After `close()` the instance refuses reads as it refuses writes, on disk and in memory.
+    @Test(arguments: Location.allCases)
+    func aClosedDatabaseRefusesReadsAndWrites(_ location: Location) throws {
+        let databases = try Databases(location)
+        let alice = try databases.make(.alice)
+        try alice.writeText("hello", to: "greeting")
+        try alice.close()
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.read(key: "greeting") }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.keys }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.bulkRead() }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.bulkRead(keys: [ScopedKey(key: "greeting")]) }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.search(for: "hello") }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.history(key: "greeting") }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.statistics }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.writeText("late", to: "greeting") }
+        #expect(throws: KeyValueDatabaseError.closed) { try alice.delete(key: "greeting") }
     }
 
     @Test func closingLeavesACompleteDatabaseFileAndRefusesWrites() throws {

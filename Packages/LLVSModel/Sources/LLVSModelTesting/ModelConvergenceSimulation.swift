@@ -23,6 +23,15 @@ public struct ModelViolation: Error, Hashable, Sendable, CustomStringConvertible
     public var step: Int?
     /// What happened.
     public var message: String
+    /// For a violation that is an error thrown, the error's class (`ErrorClass.of`); nil
+    /// for a promise found broken.
+    public var errorClass: String? = nil
+
+    /// Whether `other` is the same failure: the same property, broken the same way (an
+    /// error of the same class, or an observation). The shrinker keeps to it.
+    public func hasSameCause(as other: ModelViolation) -> Bool {
+        property == other.property && errorClass == other.errorClass
+    }
 
     public var description: String { "[\(property.rawValue)] \(step.map { "step \($0): " } ?? "final: ")\(message)" }
 }
@@ -68,7 +77,7 @@ public struct ModelConvergenceSimulation {
         do {
             try play(history, backend: backend, fault: fault, violations: &violations)
         } catch {
-            violations.append(ModelViolation(property: .readable, step: nil, message: "a replica threw \(error)"))
+            violations.append(ModelViolation(property: .readable, step: nil, message: "a replica threw \(error)", errorClass: ErrorClass.of(error)))
         }
         return violations
     }
@@ -118,7 +127,7 @@ public struct ModelConvergenceSimulation {
                     try exchange(from: replica(from), to: replica(to))
                 }
             } catch {
-                violations.append(ModelViolation(property: .readable, step: step, message: "\(operation) threw \(error)"))
+                violations.append(ModelViolation(property: .readable, step: step, message: "\(operation) threw \(error)", errorClass: ErrorClass.of(error)))
                 return
             }
         }
@@ -153,7 +162,8 @@ public struct ModelConvergenceSimulation {
             _ = try store.fetchAllModels(FuzzBoard.self, at: version)
             _ = try store.fetchAllModels(FuzzPerson.self, at: version)
         } catch {
-            violations.append(ModelViolation(property: .readable, step: step, message: "the models at \(version) cannot be read: \(error)"))
+            violations.append(ModelViolation(property: .readable, step: step, message: "the models at \(version) cannot be read: \(error)",
+                                              errorClass: ErrorClass.of(error)))
         }
     }
 

@@ -85,10 +85,50 @@ import Testing
         #expect(failing >= 20, "only \(failing) of 300 histories exercised the shrinker")
     }
 
+    /// A shrinker keeping to a failure does not drift to another: here a history of three
+    /// operations or more breaks convergence with one error, and a shorter one with
+    /// another. Kept to the first, shrinking stops at three operations with that error;
+    /// asked only for the property, it drifts to the other error at one operation.
+    @Test func theShrinkerKeepsTheFailureItStartedFrom() async throws {
+        func check(_ history: FuzzHistory) -> PropertyViolation? {
+            guard !history.operations.isEmpty else { return nil }
+            let error: PlantedFailure = history.operations.count >= 3 ? .long : .short(count: history.operations.count)
+            return PropertyViolation(.convergence, step: nil, "threw \(error)", errorClass: ErrorClass.of(error))
+        }
+        var generator = SplitMix64(seed: 36)
+        let history = FuzzHistory.random(operationCount: 12...12, using: &generator)
+        let failure = try #require(check(history))
+        var keeping = HistoryShrinker(keeping: failure) { check($0) }
+        let kept = await keeping.shrink(history)
+        #expect(kept.operations.count == 3)
+        #expect(check(kept)?.hasSameCause(as: failure) == true)
+        var drifting = HistoryShrinker { check($0) != nil }
+        let drifted = await drifting.shrink(history)
+        #expect(drifted.operations.count == 1)
+        #expect(check(drifted)?.errorClass == "LLVSTestingTests.PlantedFailure.short")
+    }
+
+    @Test func errorClassesNameTheTypeAndCase() {
+        #expect(ErrorClass.of(PlantedFailure.long) == "LLVSTestingTests.PlantedFailure.long")
+        #expect(ErrorClass.of(PlantedFailure.short(count: 2)) == "LLVSTestingTests.PlantedFailure.short")
+        #expect(ErrorClass.of(PlantedStructFailure(reason: "any")) == "LLVSTestingTests.PlantedStructFailure")
+    }
+
     @Test func propertiesAreFoundByNumberOrName() {
         #expect(ConvergenceProperty(name: "2") == .convergence)
         #expect(ConvergenceProperty(name: "6-diffs-consistent") == .diffsConsistent)
         #expect(ConvergenceProperty(name: "8-one-id-one-record") == .oneIdOneRecord)
         #expect(ConvergenceProperty(name: "9") == nil)
     }
+}
+
+/// An error that is not an enum: its class is its type.
+struct PlantedStructFailure: Error {
+    var reason: String
+}
+
+/// Errors of two classes, for the shrinker's test.
+enum PlantedFailure: Error {
+    case long
+    case short(count: Int)
 }

@@ -56,15 +56,41 @@ public struct PropertyViolation: Error, Hashable, Sendable, CustomStringConverti
     public var step: Int?
     /// What was expected and what was found.
     public var message: String
+    /// For a violation that is an error a replica threw, the error's class
+    /// (``ErrorClass/of(_:)``); nil for a property found not to hold.
+    public var errorClass: String?
 
-    /// Creates a violation.
-    public init(_ property: ConvergenceProperty, step: Int?, _ message: String) {
+    /// Creates a violation; `errorClass` names the class of the error that caused it, if any.
+    public init(_ property: ConvergenceProperty, step: Int?, _ message: String, errorClass: String? = nil) {
         self.property = property
         self.step = step
         self.message = message
+        self.errorClass = errorClass
+    }
+
+    /// Whether `other` is the same failure: the same property, broken the same way (both
+    /// by an error of the same class, or both by an observation). A shrinker keeps to the
+    /// failure it started from with this, rather than drifting to another.
+    public func hasSameCause(as other: PropertyViolation) -> Bool {
+        property == other.property && errorClass == other.errorClass
     }
 
     public var description: String {
         "\(property) violated\(step.map { " at step \($0)" } ?? " after the last step"): \(message)"
+    }
+}
+
+/// The class of an error, for telling failures apart: its type and, for an enum, its case
+/// (`LLVSStore.StoreError.unknownPredecessor`), without the values it carries.
+public enum ErrorClass {
+    /// The class of `error`.
+    public static func of(_ error: any Error) -> String {
+        let type = String(reflecting: Swift.type(of: error))
+        let mirror = Mirror(reflecting: error)
+        guard mirror.displayStyle == .enum else { return type }
+        if let label = mirror.children.first?.label { return "\(type).\(label)" }
+        // A case without values has no child; its default description is its name.
+        let name = String(describing: error)
+        return name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) ? "\(type).\(name)" : type
     }
 }

@@ -11,7 +11,7 @@ import LLVSCore
 /// ``FuzzReplica/receive(from:upTo:)``, in the order the history says.
 ///
 /// ```swift
-/// let violations = try ConvergenceSimulation.check(history, properties: [.convergence]) {
+/// let violations = try await ConvergenceSimulation.check(history, properties: [.convergence]) {
 ///     try StoreReplica(backend: .file)
 /// }
 /// ```
@@ -61,7 +61,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
             return try await check(history, properties: properties, makeReplica: makeReplica).first
         } catch {
             let property = properties.min { $0.rawValue < $1.rawValue } ?? .mergesMatchModel
-            return PropertyViolation(property, step: nil, "a replica threw \(error)")
+            return PropertyViolation(property, step: nil, "a replica threw \(error)", errorClass: ErrorClass.of(error))
         }
     }
 
@@ -293,7 +293,7 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
             expect(.mergesMatchModel, actual == expected.values,
                    "merge \(expected.id) of \(first) with \(second) (\(rule)): \(ValueDifference(expected: expected.values, actual: actual))")
         } catch {
-            record(.mergesMatchModel, "reading merge \(expected.id) on replica \(r) threw \(error)")
+            record(.mergesMatchModel, "reading merge \(expected.id) on replica \(r) threw \(error)", errorClass: ErrorClass.of(error))
         }
     }
 
@@ -366,9 +366,9 @@ public struct ConvergenceSimulation<Replica: FuzzReplica> {
         if !condition { record(property, message()) }
     }
 
-    mutating func record(_ property: ConvergenceProperty, _ message: String) {
+    mutating func record(_ property: ConvergenceProperty, _ message: String, errorClass: String? = nil) {
         guard properties.contains(property) else { return }
-        violations.append(PropertyViolation(property, step: step, message))
+        violations.append(PropertyViolation(property, step: step, message, errorClass: errorClass))
     }
 }
 

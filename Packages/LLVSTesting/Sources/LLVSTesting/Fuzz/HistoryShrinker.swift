@@ -18,6 +18,14 @@ public struct HistoryShrinker {
         self.fails = fails
     }
 
+    /// Creates a shrinker that keeps to `failure`: a candidate counts as failing only when
+    /// `check` finds a violation with the same cause (``PropertyViolation/hasSameCause(as:)``:
+    /// the same property, and an error of the same class or none), so the shrinker never
+    /// drifts from the failure it started from to an unrelated one.
+    public init(keeping failure: PropertyViolation, check: @escaping (FuzzHistory) async -> PropertyViolation?) {
+        self.fails = { candidate in await check(candidate)?.hasSameCause(as: failure) ?? false }
+    }
+
     /// The smallest failing history found from `history`, which must fail.
     public mutating func shrink(_ history: FuzzHistory, maximumAttempts: Int = 20_000) async -> FuzzHistory {
         var current = history
