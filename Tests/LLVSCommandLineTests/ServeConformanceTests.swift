@@ -8,15 +8,17 @@ import Testing
 
 /// The HTTP exchange against `llvs serve` (a store served by the built binary) passes every
 /// check of `ExchangeConformance`: each location is a new store served by its own process.
-/// A served store keeps no snapshots (the server refuses one with 501).
-@Suite struct ServeConformanceTests {
+/// A served store keeps no snapshots (the server refuses one with 501). The checks run one
+/// at a time, and the processes are started off the concurrency pool (starting one blocks
+/// while it waits for the tool), so the other suites' servers and clients keep their threads.
+@Suite(.serialized) struct ServeConformanceTests {
     static let token = "serve-conformance-token-0123456789"
 
     @Test(arguments: ExchangeConformance.Check.allCases)
     func servedStoresConform(_ check: ExchangeConformance.Check) async throws {
         let servers = try ServedStores()
         try await ExchangeConformance(keepsSnapshots: false) { name in
-            let url = try servers.serveNewStore(named: name)
+            let url = try await servers.serveNewStoreOffThePool(named: name)
             return { store in
                 try HTTPExchange(storeURL: url, store: store, accessToken: Self.token,
                                  retryPolicy: .init(maximumAttempts: 6, initialDelay: .milliseconds(50)), notificationPollSeconds: 5)
@@ -51,6 +53,15 @@ final class ServedStores: @unchecked Sendable {
             throw BackgroundTool.Failure(description: "no URL announced: \(server.stdout) \(server.stderr)")
         }
         return url
+    }
+
+    /// ``serveNewStore(named:)`` on a thread of its own, off the concurrency pool.
+    ///
+    /// - Throws: What ``serveNewStore(named:)`` throws.
+    func serveNewStoreOffThePool(named name: String) async throws -> URL {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try self.serveNewStore(named: name) }) }.start()
+        }
     }
 
     /// Stops every server.

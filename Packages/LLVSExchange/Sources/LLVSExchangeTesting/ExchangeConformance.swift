@@ -251,13 +251,19 @@ public struct ExchangeConformance: Sendable {
         let remoteExchange = try await location(remote)
         // The state changes in one step: changes from many threads at once, each taking a
         // while between its read and its write, all count.
+        // (On threads of their own: the concurrency pool's threads are not for blocking.)
         let changes = 200
-        DispatchQueue.concurrentPerform(iterations: changes) { _ in
-            exchange.updateRestorationState { data in
-                let count = data.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
-                Thread.sleep(forTimeInterval: 0.000_1)
-                data = Data(String(count + 1).utf8)
-            }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                DispatchQueue.concurrentPerform(iterations: changes) { _ in
+                    exchange.updateRestorationState { data in
+                        let count = data.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                        Thread.sleep(forTimeInterval: 0.000_1)
+                        data = Data(String(count + 1).utf8)
+                    }
+                }
+                done.resume()
+            }.start()
         }
         #expect(exchange.restorationState.flatMap { Int(String(decoding: $0, as: UTF8.self)) } == changes,
                 "changes made at once were lost: updateRestorationState is not one step")

@@ -7,8 +7,9 @@ import Testing
 
 /// The HTTP exchange passes every check of `ExchangeConformance` against the sync server
 /// on each server storage (SQLite; PostgreSQL when the run has one). Each storage's server
-/// starts once for the whole run; every location is a store of its own on it.
-@Suite struct ExchangeSuiteConformanceTests {
+/// starts once for the whole run; every location is a store of its own on it. The checks
+/// run one at a time, to keep the run's load down.
+@Suite(.serialized) struct ExchangeSuiteConformanceTests {
     @Test(arguments: ExchangeConformance.Check.allCases, StorageKind.available)
     func httpExchangeConforms(_ check: ExchangeConformance.Check, storage: StorageKind) async throws {
         let server = try await SharedServers.server(for: storage)
