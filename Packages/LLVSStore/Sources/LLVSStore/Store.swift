@@ -77,10 +77,14 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError/unknownVersion(_:)``.
     func root(of versionId: Version.ID) throws(StoreError) -> NodeReference? {
         if let virtual = overlay?.version(versionId) { return virtual.root }
-        return try engine.state.withLock { (state) throws(StoreError) -> NodeReference? in
+        let (known, generation) = engine.readRoots.root(of: versionId)
+        if let known { return known }
+        let root = try engine.state.withLock { (state) throws(StoreError) -> NodeReference? in
             guard state.history.contains(versionId) else { throw .unknownVersion(versionId) }
             return state.root(of: versionId)
         }
+        engine.readRoots.remember(root, of: versionId, generation: generation)
+        return root
     }
 
     /// The stored bytes of a value reference, or nil.

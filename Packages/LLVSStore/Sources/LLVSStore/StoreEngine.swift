@@ -24,6 +24,9 @@ final class StoreEngine: Sendable {
     let state = Locked(State())
     /// Value data read recently (half the store's cache budget at most).
     let valueCache: Locked<ValueDataCache>
+    /// The map roots of versions read lately, under a lock of their own, so that reads at a
+    /// version do not take the state lock a commit takes.
+    let readRoots = RecentRoots()
     /// The log position read so far; its lock also serializes reloads.
     private let cursor = Locked(VersionLogCursor.start)
     /// Held by each commit, and by a batch for its whole run (``addInBatch(_:)``), so that
@@ -125,6 +128,7 @@ final class StoreEngine: Sendable {
             var fresh = State()
             try fresh.integrate(decoded)
             state.withLock { $0 = fresh }
+            readRoots.forgetAll()
             cursor = next
         }
     }
@@ -309,6 +313,44 @@ extension StoreEngine.State {
         roots.append(contentsOf: ready.lazy.map(\.root))
         for record in pending where waiting.contains(record.version.id) {
             deferred[record.version.id] = record
+        }
+    }
+}
+
+/// The map roots of versions read lately, for reads that should not wait for the state lock
+/// a commit takes (W14 of `llvs-bench`). A version's root never changes once it is in the
+/// history; the only way out of the history, a batch whose end failed, forgets them all and
+/// starts a new generation, so a root read from the state before that is not remembered.
+final class RecentRoots: Sendable {
+    /// How many roots are kept; past it, all are forgotten and the next reads fill it again.
+    static let capacity = 256
+    private struct Contents {
+        var roots: [Version.ID: NodeReference?] = [:]
+        var generation = 0
+    }
+    private let contents = Locked(Contents())
+
+    /// The root of `versionId` if it was remembered (`.some(nil)` for an empty map), and
+    /// the generation to pass to ``remember(_:of:generation:)`` when it was not.
+    func root(of versionId: Version.ID) -> (root: NodeReference??, generation: Int) {
+        contents.withLock { ($0.roots[versionId], $0.generation) }
+    }
+
+    /// Remembers the root of a version of the history, read from the state after
+    /// ``root(of:)`` gave `generation`, unless the roots were forgotten since.
+    func remember(_ root: NodeReference?, of versionId: Version.ID, generation: Int) {
+        contents.withLock { contents in
+            guard contents.generation == generation else { return }
+            if contents.roots.count >= Self.capacity { contents.roots.removeAll(keepingCapacity: true) }
+            contents.roots[versionId] = .some(root)
+        }
+    }
+
+    /// Forgets every root (the history was read again).
+    func forgetAll() {
+        contents.withLock { contents in
+            contents.roots.removeAll()
+            contents.generation &+= 1
         }
     }
 }

@@ -52,6 +52,25 @@ import Testing
         #expect(try store.value(idString: "a", at: head.id)?.data == Data("changed".utf8))
     }
 
+    /// Reads take a version's root from the roots read lately, without the state lock; a
+    /// root read before the roots were forgotten (a failed batch rereads the history) is
+    /// not remembered after.
+    @Test func recentRootsForgetAndRefuseARootFromAnEarlierGeneration() throws {
+        let roots = RecentRoots()
+        let (none, generation) = roots.root(of: "V1")
+        #expect(none == nil)
+        roots.remember(nil, of: "V1", generation: generation)
+        #expect(roots.root(of: "V1").root == .some(nil), "an empty map's root is remembered as such")
+        let (_, before) = roots.root(of: "V2")
+        roots.forgetAll()
+        roots.remember(nil, of: "V2", generation: before)
+        #expect(roots.root(of: "V2").root == nil, "a root read before forgetAll is not remembered")
+        #expect(roots.root(of: "V1").root == nil)
+        for index in 0...RecentRoots.capacity { roots.remember(nil, of: Version.ID("R\(index)"), generation: roots.root(of: "x").generation) }
+        #expect(roots.root(of: Version.ID("R\(RecentRoots.capacity)")).root == .some(nil), "past its capacity it starts again")
+        #expect(roots.root(of: "R0").root == nil)
+    }
+
     /// A backend that brings only zones and a log gets the zones' committer, written
     /// through whatever zones the store's storage holds when it commits.
     @Test func aBackendWithoutACommitterIsWrittenThroughItsZones() throws {
