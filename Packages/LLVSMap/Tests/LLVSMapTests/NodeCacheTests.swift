@@ -33,4 +33,22 @@ import Testing
         cache.insert(Self.leaf(2, entries: 100), for: Digest.of(Value.ID("next")))
         #expect(cache.residentByteCount < 3 * Self.leaf(1, entries: 100).residentByteCount)
     }
+
+    /// A generation the cache drops is handed over by `takeDropped()` (once), so the
+    /// sharded cache frees its nodes after letting the shard's lock go.
+    @Test func aDroppedGenerationIsHandedOverOnce() {
+        var cache = NodeCache(byteLimit: 8 << 10)
+        #expect(cache.takeDropped().isEmpty)
+        var seed = 0
+        while cache.takeDropped().isEmpty, seed < 1_000 {
+            cache.insert(Self.leaf(seed, entries: 8), for: Digest.of(Value.ID("\(seed)")))
+            seed += 1
+        }
+        #expect(seed < 1_000, "no generation was ever dropped")
+        #expect(cache.takeDropped().isEmpty, "handed over only once")
+        let sharded = ShardedNodeCache(byteLimit: 64 << 10)
+        for seed in 0..<2_000 { sharded.insert(Self.leaf(seed, entries: 8), for: Digest.of(Value.ID("\(seed)"))) }
+        #expect(sharded.residentByteCount <= (64 << 10) + 16 * Self.leaf(0, entries: 8).residentByteCount)
+        #expect(sharded.node(Digest.of(Value.ID("1999"))) != nil, "the newest node is kept")
+    }
 }
