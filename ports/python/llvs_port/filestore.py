@@ -7,6 +7,8 @@ from .binary import FormatError, Reader, sha256, string, varint
 from .records import decode_record, first_of_each
 
 VALUES, MAPS = 0, 1
+COMMIT_TAG = 2
+COMMITTING_MAGIC = b"LLVSPSG3"
 ZONE_NAMES = {VALUES: "values", MAPS: "maps"}
 PACK_MAGIC = b"LLVSPACK"
 
@@ -65,8 +67,8 @@ def scan_segment_bytes(data, zone_of_layout, where="pack segment"):
     zero length (preallocated space) or at a record running past the end (torn); a record
     that is not a pack ends them too, unless the record right after it is a pack: then it
     is damage, reported and skipped."""
-    magic = b"LLVSPSG2" if zone_of_layout is None else b"LLVSPSG1"
-    if data[:8] != magic:
+    magics = (b"LLVSPSG2", COMMITTING_MAGIC) if zone_of_layout is None else (b"LLVSPSG1",)
+    if data[:8] not in magics:
         raise FormatError(f"{where}: not a pack segment of this layout", "unknownFormat")
     header = 9 if zone_of_layout is None else 8
 
@@ -84,15 +86,76 @@ def scan_segment_bytes(data, zone_of_layout, where="pack segment"):
     packs, damage, offset = [], [], 8
     while (found := record(offset)) is not None:
         end, zone, version = found
+        if zone == COMMIT_TAG:
+            offset = end  # a commit record: see scan_commits_bytes
+            continue
         if version is None:
             following = record(end)
-            if following is None or following[2] is None:
+            if following is None or (following[2] is None and following[1] != COMMIT_TAG):
                 break  # torn, or still being written
             damage.append(f"{where} at offset {offset}: a record that is not a pack")
         else:
             packs.append((zone, version, data[offset + header:end], offset + header))
         offset = end
     return packs, damage
+
+
+def scan_commits_bytes(data, where="pack segment"):
+    """The version records of a committing pack segment's commit records (format 4), in
+    order; an earlier layout's segment has none. Records are framed as in a shared segment;
+    a commit record (tag 2) holds a u32 little-endian count, then that many version records
+    framed as in a version log segment, with nothing after them. A commit record that ends the records (nothing complete follows)
+    counts only if every record since the commit record before it is a pack passing its
+    digest: otherwise it is a torn final write, and so is a final commit record that does
+    not parse. One that does not parse with records after it is corruption, raised."""
+    if data[:8] in (b"LLVSPSG1", b"LLVSPSG2"):
+        return []
+    if data[:8] != COMMITTING_MAGIC:
+        raise FormatError(f"{where}: not a pack segment", "unknownFormat")
+
+    def record(offset):
+        """(end, tag, body start) of the record at offset, or None where they end."""
+        if len(data) - offset < 9:
+            return None
+        length = int.from_bytes(data[offset:offset + 8], "little")
+        if length == 0 or length > len(data) - offset - 9:
+            return None
+        return offset + 9 + length, data[offset + 8], offset + 9
+
+    def packs_pass(start, end):
+        offset = start
+        while offset < end:
+            found = record(offset)
+            if found is None or found[1] not in ZONE_NAMES:
+                return False
+            try:
+                decode_pack(data[found[2]:found[0]])
+            except FormatError:
+                return False
+            offset = found[0]
+        return offset == end
+
+    records, offset, group_start = [], 8, 8
+    while (found := record(offset)) is not None:
+        end, tag, body = found
+        if tag == COMMIT_TAG:
+            is_last = record(end) is None
+            try:
+                if end - body < 4:
+                    raise FormatError(f"{where} at offset {body}: a commit record shorter than its count", "truncated")
+                found_records = parse_log_segment(b"LLVSLOG1" + data[body + 4:end], where, whole=True)
+                if len(found_records) != int.from_bytes(data[body:body + 4], "little"):
+                    raise FormatError(f"{where} at offset {body}: a commit record's count is not its records'", "invalidContent")
+            except FormatError:
+                if is_last:
+                    break
+                raise
+            if is_last and not packs_pass(group_start, offset):
+                break
+            records += found_records
+            group_start = end
+        offset = end
+    return records
 
 
 def scan_segment(path, zone_of_layout):
@@ -111,12 +174,13 @@ def format1_pack_paths(root, zone):
                     yield os.path.join(directory, name)
 
 
-def parse_log_segment(data, where="version log segment", complete=False):
+def parse_log_segment(data, where="version log segment", complete=False, whole=False):
     """The record payloads of a version log segment's bytes. The records end at the end of
     the bytes, at a record running past it, at twelve zero bytes (preallocated space), or
     at a record failing its checksum (torn) — unless the record right after that one is
     good: then it is corruption, raised. A ``complete`` segment (in a snapshot archive)
-    must have nothing but zeros after its last record."""
+    must have nothing but zeros after its last record; a ``whole`` one (a commit record's
+    body) nothing at all."""
     if data[:8] != b"LLVSLOG1":
         raise FormatError(f"{where}: not a version log segment", "unknownFormat")
 
@@ -144,7 +208,7 @@ def parse_log_segment(data, where="version log segment", complete=False):
             break
         records.append(payload)
         offset = end
-    if complete and any(data[offset:]):
+    if (complete and any(data[offset:])) or (whole and offset != len(data)):
         raise FormatError(f"{where}: the record at offset {offset} is incomplete or fails its checksum", "truncated")
     return records
 
@@ -156,12 +220,12 @@ def read_log_segment(path):
 
 
 class FileStore:
-    """A file store opened for reading (formats 1-3)."""
+    """A file store opened for reading (formats 1-4)."""
 
     def __init__(self, root):
         self.root = root
         marker = json.load(open(os.path.join(root, "llvs-store.json"), encoding="utf-8"))
-        if marker.get("format") != "llvs-file-store" or marker.get("formatVersion") not in (1, 2, 3):
+        if marker.get("format") != "llvs-file-store" or marker.get("formatVersion") not in (1, 2, 3, 4):
             raise FormatError(f"{root}: unsupported store marker {marker}")
         self.format_version = marker["formatVersion"]
         self.damage = []
@@ -191,11 +255,20 @@ class FileStore:
             self.packs.setdefault((zone_found, version), []).append((pack, f"{path} at offset {offset}"))
 
     def records(self):
-        """Every version record, the first of each identifier kept."""
+        """Every version record, the first of each identifier kept: those of the version log
+        segments (formats 1-3, restored snapshots), then the commit records of the pack
+        segments (format 4)."""
         directory = os.path.join(self.root, "versions")
         paths = [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".log")] \
             if os.path.isdir(directory) else []
-        return first_of_each(decode_record(payload, f"record in {path}") for path in paths for payload in read_log_segment(path))
+        found = [(payload, path) for path in paths for payload in read_log_segment(path)]
+        packs_dir = os.path.join(self.root, "packs")
+        for name in sorted(os.listdir(packs_dir)) if os.path.isdir(packs_dir) else []:
+            if name.endswith(".seg") and not name.startswith("."):
+                path = os.path.join(packs_dir, name)
+                with open(path, "rb") as file:
+                    found += [(payload, path) for payload in scan_commits_bytes(file.read(), path)]
+        return first_of_each(decode_record(payload, f"record in {path}") for payload, path in found)
 
     def data(self, zone, version, key):
         """The data stored under (zone, version, key), or None; checks each pack read."""

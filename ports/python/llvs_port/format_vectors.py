@@ -7,7 +7,7 @@ import json
 import struct
 
 from .binary import string, varint, sha256
-from .filestore import encode_pack
+from .filestore import encode_pack, scan_segment_bytes
 from .mapindex import encode_interior, encode_leaf, leaf_order
 from .records import VersionRecord, encode_record
 from .sqlitestore import item_checksum
@@ -235,10 +235,72 @@ def segments():
               for n, layout, _, b, p, d in packs_cases]
     invalid.append({"name": "not a pack segment", "kind": "packs", "layout": "shared",
                     "bytes": (b"LLVSPSG9" + shared(0, values)).hex(), "errorClass": "unknownFormat"})
+    valid += _commit_cases(shared, log_record, values, maps, later, p1, p2, packs_cases[0][3])
+    invalid += _invalid_commit_cases(shared, log_record, values, maps, later, p1, p2)
     return _file("7", "log: a version log segment's bytes and the payloads of its records (a torn final record "
                       "is no record); packs: a pack segment's bytes (layout shared: a zone byte per record; zone: "
                       "none, values here), the packs a reader finds (zone, version, offset of the pack) and whether "
-                      "it reports damage.", valid, invalid)
+                      "it reports damage; commits: a pack segment's bytes, the version records of its commit "
+                      "records a reader finds (format 4), and what a zone's reader finds in it (packs, damaged).",
+                 valid, invalid)
+
+
+def _commit(shared, log_record, records, count=None):
+    """A commit record (tag 2) of ``records``: their count, then each framed as in a log."""
+    count = len(records) if count is None else count
+    return shared(2, struct.pack("<I", count) + b"".join(log_record(r) for r in records))
+
+
+def _commit_cases(shared, log_record, values, maps, later, p1, p2, format3_segment):
+    """Committing segments (format 4) and what readers find in them."""
+    head = b"LLVSPSG3"
+    group = shared(0, values) + shared(1, maps)
+    damaged_later = bytearray(later)
+    damaged_later[len(later) // 2] ^= 0xFF
+    damaged_values = bytearray(values)
+    damaged_values[len(values) // 2] ^= 0xFF
+    final = _commit(shared, log_record, [p2])
+    final_failing = bytearray(final)
+    final_failing[-1] ^= 1
+    commit1 = _commit(shared, log_record, [p1])
+    cases = [
+        ("a version's two packs and its commit record, then preallocated zeros", head + group + commit1 + bytes(64), [p1]),
+        ("a batch: two versions' packs, then one commit record of both records",
+         head + group + shared(0, later) + _commit(shared, log_record, [p1, p2]), [p1, p2]),
+        ("a final commit record after a pack failing its digest: a torn final write, not counted",
+         head + group + commit1 + shared(0, bytes(damaged_later)) + final, [p1]),
+        ("a pack failing its digest before a commit record that a record follows: counted (the pack is refused when read)",
+         head + shared(0, bytes(damaged_values)) + shared(1, maps) + commit1 + shared(0, later) + final, [p1, p2]),
+        ("a final commit record cut short", head + group + commit1 + shared(0, later) + final[:-3], [p1]),
+        ("a final commit record whose version record fails its checksum: a torn final write",
+         head + group + commit1 + shared(0, later) + bytes(final_failing), [p1]),
+        ("packs made durable first, ended by an empty commit record, then the commit record",
+         head + group + _commit(shared, log_record, []) + commit1, [p1]),
+        ("packs after the last commit record (a batch not yet committed) are not versions",
+         head + group + commit1 + shared(0, later), [p1]),
+        ("a shared segment of format 3 holds no commit records", format3_segment, []),
+    ]
+    result = []
+    for name, data, records in cases:
+        packs, damage = scan_segment_bytes(data, None)
+        result.append({"name": name, "kind": "commits", "bytes": data.hex(), "records": [r.hex() for r in records],
+                       "packs": [{"zone": z, "version": v, "offset": o} for z, v, _, o in packs], "damaged": bool(damage)})
+    return result
+
+
+def _invalid_commit_cases(shared, log_record, values, maps, later, p1, p2):
+    head = b"LLVSPSG3"
+    group = shared(0, values) + shared(1, maps)
+    failing = bytearray(_commit(shared, log_record, [p1]))
+    failing[-1] ^= 1
+    after = shared(0, later) + _commit(shared, log_record, [p2])
+    return [
+        {"name": "a commit record whose version record fails its checksum, with records after it", "kind": "commits",
+         "bytes": (head + group + bytes(failing) + after).hex(), "errorClass": "truncated"},
+        {"name": "a commit record whose count is not its records', with records after it", "kind": "commits",
+         "bytes": (head + group + _commit(shared, log_record, [p1], count=2) + after).hex(), "errorClass": "invalidContent"},
+        {"name": "not a pack segment", "kind": "commits", "bytes": (b"LLVSPSG9" + group).hex(), "errorClass": "unknownFormat"},
+    ]
 
 
 def _two_versions():

@@ -6,7 +6,7 @@ import struct
 import unittest
 
 from llvs_port.binary import FormatError, Reader
-from llvs_port.filestore import decode_pack, encode_pack, parse_log_segment, scan_segment_bytes
+from llvs_port.filestore import decode_pack, encode_pack, parse_log_segment, scan_commits_bytes, scan_segment_bytes
 from llvs_port.format_vectors import FILES, render
 from llvs_port.mapindex import Leaf, decode_node
 from llvs_port.records import decode_record
@@ -91,13 +91,17 @@ class FormatVectorTests(VectorTestCase):
             data = bytes.fromhex(case["bytes"])
             if case["kind"] == "log":
                 self.assertEqual([r.hex() for r in parse_log_segment(data)], case["records"], case["name"])
-            else:
-                packs, damage = scan_segment_bytes(data, None if case["layout"] == "shared" else 0)
-                self.assertEqual([{"zone": z, "version": v, "offset": o} for z, v, _, o in packs], case["packs"], case["name"])
-                self.assertEqual(bool(damage), case["damaged"], case["name"])
+                continue
+            if case["kind"] == "commits":
+                self.assertEqual([r.hex() for r in scan_commits_bytes(data)], case["records"], case["name"])
+            packs, damage = scan_segment_bytes(data, 0 if case.get("layout") == "zone" else None)
+            self.assertEqual([{"zone": z, "version": v, "offset": o} for z, v, _, o in packs], case["packs"], case["name"])
+            self.assertEqual(bool(damage), case["damaged"], case["name"])
         for case in vectors["invalid"]:
             if case["kind"] == "log":
                 self.assertRefused(case, parse_log_segment)
+            elif case["kind"] == "commits":
+                self.assertRefused(case, scan_commits_bytes)
             else:
                 self.assertRefused(case, lambda b: scan_segment_bytes(b, None))
 

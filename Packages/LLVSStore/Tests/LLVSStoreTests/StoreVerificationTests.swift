@@ -103,21 +103,24 @@ import Testing
         #expect(report.problems.first?.description.hasPrefix("version \(history.v2.id), value ") == true)
     }
 
-    @Test func aDamagedLastLogRecordIsReportedThoughReadersSkipIt() throws {
+    /// A flipped byte in the store's last commit record: readers take it for a torn write
+    /// and leave its version out; verify says so (a killed writer leaves zeros where its
+    /// write was cut short, not a record with the wrong bytes).
+    @Test func aDamagedLastCommitRecordIsReportedThoughReadersSkipIt() throws {
         let history = try SmallHistory(.file)
         let root = history.test.directory.url
-        let segments = try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("versions"), includingPropertiesForKeys: nil)
-        let segment = try #require(segments.first { $0.pathExtension == "log" })
+        let segments = try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("packs"), includingPropertiesForKeys: nil)
+        let segment = try #require(segments.first { $0.pathExtension == "seg" })
         var bytes = try Data(contentsOf: segment)
-        // The last byte of the final record's checksum (zeros the log preallocated follow it).
-        let end = try #require(try FileVersionLog(directoryURL: segment.deletingLastPathComponent()).records(after: .start).cursor.positions[segment.lastPathComponent])
-        bytes[end - 1] ^= 0xFF
+        // The last byte of the final commit record's checksum (zeros the segment
+        // preallocated follow it).
+        let end = try #require(bytes.lastIndex { $0 != 0 })
+        bytes[end] ^= 0xFF
         try bytes.write(to: segment)
         let reopened = try history.test.reopened()
-        // Readers take it for a torn write and leave its version out; verify says so.
         #expect(!reopened.queryHistory { $0.contains(history.merged.id) })
         let report = reopened.verify()
-        #expect(report.problems.contains { $0.reason.contains("final record") && $0.reason.contains(segment.lastPathComponent) },
+        #expect(report.problems.contains { $0.reason.contains("checksum") && $0.reason.contains(segment.lastPathComponent) },
                 "\(report.problems)")
     }
 

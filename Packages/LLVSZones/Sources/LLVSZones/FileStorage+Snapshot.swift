@@ -12,16 +12,21 @@ extension FileStorage: SnapshotCapable {
     /// `"llvs-file-store-archive-1"`: the archive of ``SnapshotArchive``.
     public var snapshotFormat: String { "llvs-file-store-archive-1" }
 
-    /// Writes every pack and the complete records of every log segment as one archive.
-    /// The log is read first, so every pack a listed version needs is already in place
-    /// (packs are written before records); packs of versions still being written may be
-    /// included too, which is harmless.
+    /// Writes every pack and the complete records of every log segment as one archive; the
+    /// commit records of pack segments go in as one more log segment. The log is read
+    /// first, so every pack a listed version needs is already in place (packs are written
+    /// before records); packs of versions still being written may be included too, which is
+    /// harmless.
     ///
     /// - Throws: ``ZoneError`` when a file cannot be read, or what `sink` throws.
     public func writeSnapshot(ofStoreAt rootDirectoryURL: URL, to sink: (Data) throws -> Void) throws -> SnapshotArchiveSummary {
         let root = rootDirectoryURL.standardizedFileURL
         let logDirectory = root.appendingPathComponent("versions", isDirectory: true)
-        let (records, cursor) = try FileVersionLog(directoryURL: logDirectory).records(after: .start)
+        let earlierLog = FileVersionLog(directoryURL: logDirectory)
+        let (earlierRecords, cursor) = try earlierLog.records(after: .start)
+        let sharedSegments = root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true)
+        let committedRecords = try SegmentVersionLog.commitRecords(inSegmentsAt: sharedSegments, after: .start).records
+        let records = earlierRecords + committedRecords
         var entryCount = 0
         var byteCount = Int64(SnapshotArchive.magic.count)
         try sink(Data(SnapshotArchive.magic))
@@ -32,7 +37,6 @@ extension FileStorage: SnapshotCapable {
             entryCount += 1
             try sink(writer.data)
         }
-        let sharedSegments = root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true)
         for (zone, tag) in [("values", PackSegment.ZoneTag.values), ("maps", .maps)] {
             let zoneDirectory = root.appendingPathComponent(zone, isDirectory: true)
             // Packs in segments go into the archive as packs of their own, each under the
@@ -68,6 +72,9 @@ extension FileStorage: SnapshotCapable {
         }
         for (name, end) in cursor.positions.sorted(by: { $0.key < $1.key }) where end > FileVersionLog.magic.count {
             try emit("versions/\(name)", try Self.contents(of: logDirectory.appendingPathComponent(name), limit: end))
+        }
+        if !committedRecords.isEmpty {
+            try emit("versions/\(POSIXFile.uniqueName()).log", Data(FileVersionLog.magic) + FileVersionLog.encodeRecords(committedRecords))
         }
         let end = SnapshotArchive.encodeEnd(entryCount: entryCount)
         byteCount += Int64(end.count)

@@ -5,27 +5,28 @@ import LLVSCore
 /// (SPEC.md, "File storage").
 ///
 /// ```
-/// <root>/llvs-store.json                     {"format":"llvs-file-store","formatVersion":3}
-/// <root>/packs/<random>.seg                  value data and map nodes: packs appended by one writer
-/// <root>/versions/<random>.log               version records, a segment per writer
+/// <root>/llvs-store.json                     {"format":"llvs-file-store","formatVersion":4}
+/// <root>/packs/<random>.seg                  value data, map nodes and version records: a segment per writer
+/// <root>/versions/<random>.log               (formats 1 to 3, and restored snapshots) version records
 /// <root>/values/segments/<random>.seg        (format 2, and restored snapshots) one zone's packs
 /// <root>/maps/segments/<random>.seg          likewise
 /// ```
 ///
 /// Append-only (nothing written is changed afterwards), crash-safe (a version is visible
-/// only once its record is in the log, and its packs are durable before that) and safe for
-/// several processes sharing the directory. A new version costs one append of its value
-/// pack and map pack to the writer's shared segment, made durable with one `fdatasync`, and
-/// one append to the log with another: no file is created per version. Stores of format 2
-/// (a segment per zone) and format 1 (a file per pack, `<zone>/<shard>/<name>.pack`) are
-/// read as they are and marked format 3 when opened, after which versions of LLVS that
-/// wrote those formats cannot open them.
+/// only once its commit record is durable, and its packs are durable with it) and safe for
+/// several processes sharing the directory. A new version costs one append, to the
+/// writer's pack segment, of its value pack, its map pack and its commit record, made
+/// durable with one `fdatasync`: no file is created per version. Stores of format 3 (the
+/// records in a log of their own), format 2 (a segment per zone) and format 1 (a file per
+/// pack, `<zone>/<shard>/<name>.pack`) are read as they are and marked format 4 when
+/// opened, after which versions of LLVS that wrote those formats cannot open them.
 public struct FileStorage: Storage {
     /// The name of the marker file that identifies a store directory and its format.
     public static let markerFileName = "llvs-store.json"
-    /// The format this version of LLVS writes. Formats 1 (a file per pack) and 2 (a pack
-    /// segment per zone) are still read.
-    public static let formatVersion = 3
+    /// The format this version of LLVS writes. Formats 1 (a file per pack), 2 (a pack
+    /// segment per zone) and 3 (pack segments shared by the zones, beside a version log)
+    /// are still read.
+    public static let formatVersion = 4
     /// The default ``cacheByteLimit``: 8 MiB of packs per zone.
     public static let defaultCacheByteLimit = 8 << 20
 
@@ -35,6 +36,7 @@ public struct FileStorage: Storage {
         static let current = Marker(format: "llvs-file-store", formatVersion: FileStorage.formatVersion)
         static let packFiles = Marker(format: "llvs-file-store", formatVersion: 1)
         static let zoneSegments = Marker(format: "llvs-file-store", formatVersion: 2)
+        static let sharedSegments = Marker(format: "llvs-file-store", formatVersion: 3)
     }
 
     /// How many bytes of packs each of the two zones may keep in memory (counted as the
@@ -71,17 +73,18 @@ public struct FileStorage: Storage {
             }
         }
         let shared = PackSegmentAppender(directoryURL: root.appendingPathComponent(PackSegment.sharedDirectoryName, isDirectory: true),
-                                         layout: .shared)
+                                         layout: .committing)
         let values = FileZone(directoryURL: root.appendingPathComponent("values", isDirectory: true), cacheByteLimit: cacheByteLimit,
                               shared: (shared, .values))
         let maps = FileZone(directoryURL: root.appendingPathComponent("maps", isDirectory: true), cacheByteLimit: cacheByteLimit,
                             shared: (shared, .maps))
-        let versions = FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true), preallocating: true)
+        let versions = SegmentVersionLog(earlierLog: FileVersionLog(directoryURL: root.appendingPathComponent("versions", isDirectory: true)),
+                                         segments: shared)
         return StoreZones(
             values: values,
             maps: maps,
             versions: versions,
-            committer: FileVersionCommitter(values: values, maps: maps, shared: shared, versions: versions),
+            committer: FileVersionCommitter(values: values, maps: maps, shared: shared),
             checkStoredBytes: { Self.checkStoredBytes(root: root) })
     }
 
@@ -91,12 +94,12 @@ public struct FileStorage: Storage {
             guard let marker = try? CanonicalJSON.decode(Marker.self, from: data) else {
                 throw ZoneError.unsupportedFormat(path: root.path, found: "unreadable \(Self.markerFileName)")
             }
-            guard marker == .current || marker == .packFiles || marker == .zoneSegments else {
+            guard [.current, .packFiles, .zoneSegments, .sharedSegments].contains(marker) else {
                 throw ZoneError.unsupportedFormat(path: root.path, found: "\(marker.format) version \(marker.formatVersion)")
             }
             guard marker != .current else { return }
-            // From now on packs go into shared segments, which LLVS of formats 1 and 2 would
-            // not see.
+            // From now on versions are committed in pack segments, which LLVS of formats 1 to
+            // 3 would not see.
         }
         do {
             try POSIXFile.writeAtomically(try CanonicalJSON.encode(Marker.current), to: url)
@@ -108,30 +111,43 @@ public struct FileStorage: Storage {
     }
 }
 
-/// The file backend's ``VersionCommitting``: both zones' packs appended to the store's shared
-/// segment without `fdatasync`, made durable together with one, then the records appended
-/// to the version log with another.
+/// The file backend's ``VersionCommitting``: both zones' packs and the versions' commit
+/// record appended to the store's pack segment with one write, made durable with one
+/// `fdatasync` (format 4; ``PackSegmentAppender/commit(_:versionRecords:)``).
 struct FileVersionCommitter: VersionCommitting {
     let values: FileZone
     let maps: FileZone
     let shared: PackSegmentAppender
-    let versions: FileVersionLog
 
     func commit(values valueItems: [ZoneItem], maps mapItems: [ZoneItem], records: [Data]) throws {
-        try store(values: valueItems, maps: mapItems, isPart: false)
-        try shared.makeDurable()
-        if !records.isEmpty { try versions.append(records) }
+        let packs = try store(values: valueItems, maps: mapItems, isPart: false, committing: !records.isEmpty)
+        guard !records.isEmpty else {
+            try shared.makeDurable()
+            return
+        }
+        let (path, offsets) = try shared.commit(packs.records, versionRecords: records)
+        try packs.didAppend(path, offsets)
     }
 
     func storeAhead(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
-        try store(values: valueItems, maps: mapItems, isPart: false)
+        _ = try store(values: valueItems, maps: mapItems, isPart: false, committing: false)
     }
 
     func storePart(values valueItems: [ZoneItem], maps mapItems: [ZoneItem]) throws {
-        try store(values: valueItems, maps: mapItems, isPart: true)
+        _ = try store(values: valueItems, maps: mapItems, isPart: true, committing: false)
     }
 
-    private func store(values valueItems: [ZoneItem], maps mapItems: [ZoneItem], isPart: Bool) throws {
+    /// The small packs of a store, still to be written with a commit record, and what to do
+    /// once they are (index them in their zones).
+    private struct PendingPacks {
+        var records: [PackSegment.Record] = []
+        var didAppend: (String, [Int]) throws -> Void = { _, _ in }
+    }
+
+    /// Appends the packs of `valueItems` and `mapItems` without `fdatasync`: a large zone's
+    /// in pieces, the small ones in one write, or, when `committing`, handed back to go in
+    /// the commit's write.
+    private func store(values valueItems: [ZoneItem], maps mapItems: [ZoneItem], isPart: Bool, committing: Bool) throws -> PendingPacks {
         // A bulk version's packs are written in pieces, each let go before the next is
         // made, values first; a small version's two packs go in one write.
         var valuePacks: [(version: Version.ID, bytes: Data)] = []
@@ -146,12 +162,16 @@ struct FileVersionCommitter: VersionCommitting {
         } else {
             mapPacks = try maps.newPacks(for: mapItems, isPart: isPart)
         }
-        guard !valuePacks.isEmpty || !mapPacks.isEmpty else { return }
         // Usually one write for both zones.
         let records = valuePacks.map { PackSegment.Record(zone: .values, pack: $0.bytes) }
             + mapPacks.map { PackSegment.Record(zone: .maps, pack: $0.bytes) }
+        let pending = PendingPacks(records: records) { [values, maps] path, offsets in
+            try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)), caching: !isPart)
+            try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)), caching: !isPart)
+        }
+        guard !committing, !records.isEmpty else { return pending }
         let (path, offsets) = try shared.append(records, syncing: false)
-        try values.didAppend(valuePacks, toSegmentAt: path, offsets: Array(offsets.prefix(valuePacks.count)), caching: !isPart)
-        try maps.didAppend(mapPacks, toSegmentAt: path, offsets: Array(offsets.dropFirst(valuePacks.count)), caching: !isPart)
+        try pending.didAppend(path, offsets)
+        return PendingPacks()
     }
 }

@@ -138,6 +138,19 @@ public final class FileVersionLog: VersionLog {
         return records
     }
 
+    /// The records of `bytes`, which must be whole records with nothing after them (a
+    /// commit record's, ``PackSegment``); `base` is their offset in the file at `path`.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` when a record is cut short or fails
+    ///   its checksum.
+    static func parseWholeRecords(_ bytes: Data, path: String, base: Int) throws -> [Data] {
+        let (records, end) = try parseRecords(bytes, path: path, base: base)
+        guard end == bytes.count else {
+            throw ZoneError.corrupt(path: path, reason: "the record at offset \(base + end) is incomplete or fails its checksum")
+        }
+        return records
+    }
+
     /// Parses complete records from `bytes` (which start at offset `base` of the segment);
     /// returns them and the offset in `bytes` after the last complete record.
     private static func parseRecords(_ bytes: Data, path: String, base: Int) throws -> (records: [Data], end: Int) {

@@ -9,14 +9,19 @@ import Darwin
 /// Pack segments: the append-only files the file zones write their packs into, one per
 /// writer (SPEC.md, "File storage"), as the version log has a segment per writer.
 ///
-/// Two layouts (``Layout``). A shared segment (`"LLVSPSG2"`, `<root>/packs/`, format 3)
-/// holds the packs of both zones: records of `u64 little-endian length`, a zone byte (0
-/// values, 1 maps) and that many bytes of one pack (the ``PackFile`` layout, which names its
-/// version and ends with its own SHA-256). A zone segment (`"LLVSPSG1"`,
-/// `<zone>/segments/`, format 2 and restored snapshots) holds one zone's packs, without the
-/// zone byte. A writer appends a whole commit with one write and one `fdatasync`; a process
-/// killed meanwhile leaves at most a torn final record, which no version refers to (its log
-/// record is appended only after the sync), and which readers skip.
+/// Three layouts (``Layout``). A committing segment (`"LLVSPSG3"`, `<root>/packs/`, format
+/// 4) holds the packs of both zones and the version records that commit them: records of
+/// `u64 little-endian length`, a tag byte (0 values, 1 maps, 2 version records) and that
+/// many bytes: one pack (the ``PackFile`` layout, which names its version and ends with its
+/// own SHA-256), or, for tag 2, a commit record: a `u32 little-endian` count of version
+/// records, then the records framed as in a version log segment (``FileVersionLog``). A commit appends its packs and its commit record with one
+/// write and one `fdatasync`. A shared segment (`"LLVSPSG2"`, format 3) is the same without
+/// commit records (format 3 logged versions in `<root>/versions/`). A zone segment
+/// (`"LLVSPSG1"`, `<zone>/segments/`, format 2 and restored snapshots) holds one zone's
+/// packs, without the tag byte. A process killed during a write leaves at most a torn final
+/// write, which readers skip: a commit record that ends a segment counts only once every
+/// pack written since the commit record before it passes its checksum
+/// (``scanCommits(path:from:)``).
 enum PackSegment {
     /// The magic of a zone segment.
     static let magic = Layout.zone.magic
@@ -33,25 +38,32 @@ enum PackSegment {
         let magic: [UInt8]
         /// Whether a zone byte follows each record's length (a segment shared by both zones).
         let tagsZones: Bool
+        /// Whether the segment holds commit records (tag 2) after the packs they commit.
+        var holdsCommits = false
 
         /// The bytes before a record's pack: its length and, when tagged, its zone.
         var headerCount: Int { PackSegment.lengthCount + (tagsZones ? 1 : 0) }
 
         /// One zone's segment (`<zone>/segments/`).
         static let zone = Layout(magic: Array("LLVSPSG1".utf8), tagsZones: false)
-        /// A segment of both zones' packs (`<root>/packs/`).
+        /// A segment of both zones' packs (`<root>/packs/`, format 3).
         static let shared = Layout(magic: Array("LLVSPSG2".utf8), tagsZones: true)
+        /// A segment of both zones' packs and the commit records of their versions
+        /// (`<root>/packs/`, format 4).
+        static let committing = Layout(magic: Array("LLVSPSG3".utf8), tagsZones: true, holdsCommits: true)
 
         /// The layout whose magic `bytes` start with, or nil.
         static func of(magic bytes: some Collection<UInt8>) -> Layout? {
-            [zone, shared].first { bytes.elementsEqual($0.magic) }
+            [zone, shared, committing].first { bytes.elementsEqual($0.magic) }
         }
     }
 
-    /// The zone byte of a shared segment's record.
+    /// The tag byte of a shared or committing segment's record.
     enum ZoneTag: UInt8, Sendable {
         case values = 0
         case maps = 1
+        /// A commit record (committing segments only).
+        case versions = 2
     }
 
     /// A pack to append, with the zone it belongs to (ignored by a zone segment).
@@ -124,7 +136,9 @@ enum PackSegment {
         var offset = start
         if offset == 0 {
             guard size >= layout.magic.count else { return ScanResult(end: 0) } // still being created
-            guard try reader.bytes(at: 0, count: layout.magic.count).elementsEqual(layout.magic) else {
+            // A shared segment of either format (with or without commit records).
+            guard let found = Layout.of(magic: try reader.bytes(at: 0, count: layout.magic.count)),
+                  found.tagsZones == layout.tagsZones else {
                 throw ZoneError.corrupt(path: path, reason: "not a pack segment (bad magic)")
             }
             offset = layout.magic.count
@@ -133,11 +147,18 @@ enum PackSegment {
         while let found = try record(at: offset, size: size, layout: layout, reader: &reader) {
             let packStart = offset + layout.headerCount
             let next = packStart + found.count
+            if found.zone == .versions {
+                // A commit record: the version log's (``scanCommits(path:from:)``).
+                offset = next
+                result.end = offset
+                continue
+            }
             guard let version = found.version else {
                 // A record that is not a pack is a torn one (a crash) or one still being
-                // written, unless a pack follows it: then it is damage, and the scan goes on
-                // after it (its length still frames it).
-                guard next < size, try record(at: next, size: size, layout: layout, reader: &reader)?.version != nil else { break }
+                // written, unless a pack or commit record follows it: then it is damage, and
+                // the scan goes on after it (its length still frames it).
+                guard next < size, let following = try record(at: next, size: size, layout: layout, reader: &reader),
+                      following.version != nil || following.zone == .versions else { break }
                 result.damage = result.damage ?? "the record at offset \(offset) is not a pack"
                 offset = next
                 result.end = offset
@@ -150,6 +171,115 @@ enum PackSegment {
             result.end = offset
         }
         return result
+    }
+
+    /// The body of a commit record of `records`: their `u32 little-endian` count, then the
+    /// records framed as in a version log segment (``FileVersionLog``).
+    static func commitBody(_ records: [Data]) -> Data {
+        withUnsafeBytes(of: UInt32(clamping: records.count).littleEndian) { Data($0) } + FileVersionLog.encodeRecords(records)
+    }
+
+    /// The version records of a commit record's `body`, at offset `base` of the segment at
+    /// `path`.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` when the body is not a count and that
+    ///   many whole records, each passing its checksum, with nothing after them.
+    static func versionRecords(inCommitBody body: Data, path: String, base: Int) throws -> [Data] {
+        guard body.count >= 4 else {
+            throw ZoneError.corrupt(path: path, reason: "the commit record at offset \(base) is shorter than its count")
+        }
+        let count = body.prefix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+        let records = try FileVersionLog.parseWholeRecords(Data(body.dropFirst(4)), path: path, base: base + 4)
+        guard records.count == count else {
+            throw ZoneError.corrupt(path: path, reason: "the commit record at offset \(base) counts \(count) version records and holds \(records.count)")
+        }
+        return records
+    }
+
+    /// What ``scanCommits(path:from:)`` found: the version records of the commit records
+    /// after the starting point, and the offset after the last commit record counted.
+    struct CommitScan: Sendable {
+        var records: [Data] = []
+        var end: Int
+    }
+
+    /// Reads the commit records of the committing segment at `path` from byte `start` (0:
+    /// the segment's start, before its magic) and returns their version records in order.
+    /// A segment of an earlier layout holds none (its size is returned as the end).
+    ///
+    /// A commit record that ends the segment's records (nothing complete follows it) may be
+    /// the last write of a writer killed before its `fdatasync` returned, whose pages reach
+    /// the disk in any order: it counts only if every pack written since the commit record
+    /// before it passes its checksum; otherwise the scan stops before those packs (a later
+    /// scan looks again). A commit record followed by anything was durable before that was
+    /// written. A commit record that does not parse is a torn write when it ends the records,
+    /// and damage otherwise.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)`` when the file cannot be read,
+    ///   ``ZoneError/corrupt(path:reason:)`` for a bad magic or a damaged commit record
+    ///   that is not the last record.
+    /// - Complexity: One read of the record headers and commit records after `start`, and
+    ///   of the packs of a final commit (at most about ``largeWriteCount`` bytes: a larger
+    ///   commit makes its packs durable before its commit record is written).
+    static func scanCommits(path: String, from start: Int) throws -> CommitScan {
+        let descriptor = try POSIXFile.openFile(path, flags: O_RDONLY, operation: "open segment")
+        defer { _ = close(descriptor) }
+        let size = try POSIXFile.size(of: descriptor, path: path)
+        var reader = PieceReader(descriptor: descriptor, path: path, size: size)
+        let layout = Layout.committing
+        var offset = start
+        if offset == 0 {
+            guard size >= layout.magic.count else { return CommitScan(end: 0) } // still being created
+            let magic = try reader.bytes(at: 0, count: layout.magic.count)
+            guard magic.elementsEqual(layout.magic) else {
+                guard Layout.of(magic: magic) != nil else {
+                    throw ZoneError.corrupt(path: path, reason: "not a pack segment (bad magic)")
+                }
+                return CommitScan(end: size) // an earlier layout: no commit records
+            }
+            offset = layout.magic.count
+        }
+        var scan = CommitScan(end: offset)
+        var groupStart = offset
+        while let found = try record(at: offset, size: size, layout: layout, reader: &reader) {
+            let bodyStart = offset + layout.headerCount
+            let next = bodyStart + found.count
+            guard found.zone == .versions else {
+                offset = next
+                continue
+            }
+            let isLast = try record(at: next, size: size, layout: layout, reader: &reader) == nil
+            let records: [Data]
+            do {
+                records = try versionRecords(inCommitBody: Data(try reader.bytes(at: bodyStart, count: found.count)),
+                                             path: path, base: bodyStart)
+            } catch {
+                if isLast { break }
+                throw error
+            }
+            if isLast, try !packsPassTheirChecksums(from: groupStart, to: offset, size: size, path: path, reader: &reader) { break }
+            scan.records += records
+            scan.end = next
+            groupStart = next
+            offset = next
+        }
+        return scan
+    }
+
+    /// Whether the records from `start` to `end` of a committing segment are all packs that
+    /// decode and pass their checksums.
+    private static func packsPassTheirChecksums(from start: Int, to end: Int, size: Int, path: String,
+                                                reader: inout PieceReader) throws -> Bool {
+        var offset = start
+        while offset < end {
+            guard let found = try record(at: offset, size: size, layout: .committing, reader: &reader),
+                  found.version != nil else { return false }
+            let packStart = offset + Layout.committing.headerCount
+            let bytes = Data(try reader.bytes(at: packStart, count: found.count))
+            guard (try? PackFile(decoding: bytes, path: path)) != nil else { return false }
+            offset = packStart + found.count
+        }
+        return offset == end
     }
 
     /// The record at `offset`: nil at the end of the records (the end of the file, a zero
@@ -168,6 +298,7 @@ enum PackSegment {
         if layout.tagsZones {
             zone = try reader.bytes(at: offset + lengthCount, count: 1).first.flatMap(ZoneTag.init(rawValue:))
             guard zone != nil else { return (nil, nil, count) }
+            if zone == .versions { return (nil, .versions, count) }
         }
         guard let span = PackFile.versionSpan(inPrefix: Array(try reader.bytes(at: packStart, count: min(count, PackFile.versionPrefixCount)))),
               span.upperBound <= count else { return (nil, zone, count) }
@@ -176,23 +307,30 @@ enum PackSegment {
     }
 
     /// Checks a whole segment: every record must be complete and hold a pack that passes
-    /// its checksum. Returns what is damaged, naming the version where the pack's header
-    /// still tells it. A torn final record is reported too (a crash leaves one, whose
-    /// version was never acknowledged; damage to the last record looks the same).
+    /// its checksum, or (in a committing segment) a commit record whose version records
+    /// pass theirs. Returns what is damaged, naming the version where the pack's header
+    /// still tells it. Damage in what a killed writer leaves is reported too, marked as such
+    /// (``StorageDamage/isUnfinishedFinalPack``: its versions were never acknowledged, and
+    /// damage there looks the same): a segment's final write (the records after the last
+    /// commit record that anything follows) cut short into unwritten space, with no whole
+    /// commit record at its end.
     ///
-    /// - Complexity: One pass over `bytes`, hashing every pack.
+    /// - Complexity: One pass over `bytes`, hashing every pack and record.
     static func check(_ bytes: Data, path: String) -> [StorageDamage] {
         let bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
         guard bytes.count > 0 else { return [] }
         guard bytes.count >= magic.count, let layout = Layout.of(magic: bytes.prefix(magic.count)) else {
             return [StorageDamage(reason: "\(path) is not a pack segment (bad magic)")]
         }
-        var damage: [StorageDamage] = []
+        /// The records' bounds and tags, up to where they end, and the offset where that is.
+        var framed: [(offset: Int, tag: UInt8?, pack: Range<Int>)] = []
         var offset = magic.count
+        var ending: String?
+        /// Whether `ending` is a final record cut short (a length running past the end).
+        var endingIsCutShort = true
         while offset < bytes.count {
             guard bytes.count - offset >= lengthCount else {
-                damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)",
-                                            isUnfinishedFinalPack: true))
+                ending = "\(path): the final record, at offset \(offset), is incomplete"
                 break
             }
             let length = bytes[offset..<(offset + lengthCount)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -200,35 +338,63 @@ enum PackSegment {
             if length == 0 {
                 // Preallocated space: zeros to the end, or a write cut short.
                 if bytes[offset...].contains(where: { $0 != 0 }) {
-                    damage.append(StorageDamage(reason: "\(path): the record at offset \(offset) is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)"))
+                    ending = "\(path): the record at offset \(offset) is incomplete"
+                    endingIsCutShort = false
                 }
                 break
             }
             guard packStart <= bytes.count, length <= UInt64(bytes.count - packStart) else {
-                damage.append(StorageDamage(reason: "\(path): the final record, at offset \(offset), is incomplete (a write cut short by a crash leaves this too; the version it carried is not in the store)",
-                                            isUnfinishedFinalPack: true))
+                ending = "\(path): the final record, at offset \(offset), is incomplete"
                 break
             }
-            let pack = bytes[packStart..<(packStart + Int(length))]
-            if layout.tagsZones, ZoneTag(rawValue: bytes[offset + lengthCount]) == nil {
-                damage.append(StorageDamage(reason: "\(path): the record at offset \(offset) names no zone (byte \(bytes[offset + lengthCount]))"))
-                offset = packStart + Int(length)
-                continue
-            }
-            do {
-                _ = try PackFile(decoding: pack, path: "\(path) at offset \(packStart)")
-            } catch {
-                let version = PackFile.versionSpan(inPrefix: Array(pack.prefix(PackFile.versionPrefixCount))).flatMap { span -> String? in
-                    guard span.upperBound <= pack.count else { return nil }
-                    return String(validating: pack.dropFirst(span.lowerBound).prefix(span.count), as: UTF8.self)
-                }
-                // Only space never written after it (the end, or preallocated zeros): the
-                // write a killed writer left unfinished looks like this.
-                let end = packStart + Int(length)
-                let isFinal = !bytes[end...].contains { $0 != 0 }
-                damage.append(StorageDamage(version: version, reason: "\(error)", isUnfinishedFinalPack: isFinal))
-            }
+            framed.append((offset, layout.tagsZones ? bytes[offset + lengthCount] : nil, packStart..<(packStart + Int(length))))
             offset = packStart + Int(length)
+        }
+        // The final write of a committing segment: the records after the last commit record
+        // that anything follows (it was durable before that was written). A killed writer
+        // leaves a prefix of it, cut short into unwritten space (zeros): damage there is that
+        // unfinished write, unless the write ends with a whole commit record or with bytes a
+        // cut does not leave (then it is damage to a write that finished).
+        let finalWriteStart = (framed.indices.last { index in
+            framed[index].tag == ZoneTag.versions.rawValue && (index < framed.count - 1 || ending != nil)
+        }).map { $0 + 1 } ?? 0
+        let endsWithWholeCommit = framed.last.map { last in
+            last.tag == ZoneTag.versions.rawValue
+                && (try? versionRecords(inCommitBody: Data(bytes[last.pack]), path: path, base: last.pack.lowerBound)) != nil
+        } ?? false
+        let endsCutShort = ending != nil || (framed.last.map { bytes[$0.pack].suffix(8).allSatisfy { $0 == 0 } } ?? false)
+        let finalWriteIsUnfinished = !endsWithWholeCommit && endsCutShort
+        let unfinished = " (a write cut short by a crash leaves this too; the version it carried is not in the store)"
+        var damage: [StorageDamage] = []
+        for (index, record) in framed.enumerated() {
+            // Without commit records, only a record that nothing was written after.
+            let isFinal = layout.holdsCommits
+                ? index >= finalWriteStart && finalWriteIsUnfinished
+                : !bytes[record.pack.upperBound...].contains { $0 != 0 }
+            let pack = bytes[record.pack]
+            switch record.tag.map({ ZoneTag(rawValue: $0) }) {
+            case .some(.versions) where layout.holdsCommits:
+                do {
+                    _ = try versionRecords(inCommitBody: Data(pack), path: path, base: record.pack.lowerBound)
+                } catch {
+                    damage.append(StorageDamage(reason: "\(error)" + (isFinal ? unfinished : ""), isUnfinishedFinalPack: isFinal))
+                }
+            case .some(.some(.versions)), .some(.none):
+                damage.append(StorageDamage(reason: "\(path): the record at offset \(record.offset) names no zone (byte \(record.tag ?? 0))"))
+            default:
+                do {
+                    _ = try PackFile(decoding: pack, path: "\(path) at offset \(record.pack.lowerBound)")
+                } catch {
+                    let version = PackFile.versionSpan(inPrefix: Array(pack.prefix(PackFile.versionPrefixCount))).flatMap { span -> String? in
+                        guard span.upperBound <= pack.count else { return nil }
+                        return String(validating: pack.dropFirst(span.lowerBound).prefix(span.count), as: UTF8.self)
+                    }
+                    damage.append(StorageDamage(version: version, reason: "\(error)", isUnfinishedFinalPack: isFinal))
+                }
+            }
+        }
+        if let ending {
+            damage.append(StorageDamage(reason: ending + unfinished, isUnfinishedFinalPack: endingIsCutShort))
         }
         return damage
     }
@@ -373,9 +539,15 @@ enum PackSegment {
             }
             end = position
             allocated = max(allocated, position)
+            for record in records {
+                bytesSinceCommit = record.zone == .versions ? 0 : bytesSinceCommit + layout.headerCount + record.pack.count
+            }
             if syncing { try sync() } else { hasUnsyncedWrites = true }
             return offsets
         }
+
+        /// The bytes of packs appended since the last commit record (or the magic).
+        private(set) var bytesSinceCommit = 0
 
         /// Whether packs were appended without syncing since the last sync.
         private(set) var hasUnsyncedWrites = false

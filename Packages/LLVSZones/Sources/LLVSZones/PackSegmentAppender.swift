@@ -34,6 +34,35 @@ final class PackSegmentAppender: Sendable {
     /// - Throws: ``ZoneError/io(operation:path:reason:)``; the next append starts a new
     ///   segment then (a failed write may leave a torn record, which must stay the last).
     func append(_ records: [PackSegment.Record], syncing: Bool) throws -> (path: String, offsets: [Int]) {
+        try withWriter { current in (current.path, try current.append(records, syncing: syncing)) }
+    }
+
+    /// Appends `packs` and then a commit record of `versionRecords` (a committing segment,
+    /// ``PackSegment/Layout/committing``) and makes them and every pack appended before
+    /// durable: one write and one `fdatasync`. When the packs not yet committed come to more
+    /// than ``PackSegment/largeWriteCount`` bytes, they are made durable first, ended by an
+    /// empty commit record, so that a reader checks at most that many bytes of packs behind
+    /// a segment's final commit record (``PackSegment/scanCommits(path:from:)``). Returns the
+    /// segment's path and each pack's offset.
+    ///
+    /// - Throws: ``ZoneError/io(operation:path:reason:)``; the segment is given up then, and
+    ///   no version of the call is readable.
+    func commit(_ packs: [PackSegment.Record], versionRecords: [Data]) throws -> (path: String, offsets: [Int]) {
+        let commitRecord = PackSegment.Record(zone: .versions, pack: PackSegment.commitBody(versionRecords))
+        return try withWriter { current in
+            let packBytes = packs.reduce(current.bytesSinceCommit) { $0 + current.layout.headerCount + $1.pack.count }
+            if packBytes > PackSegment.largeWriteCount {
+                let offsets = try current.append(packs + [PackSegment.Record(zone: .versions, pack: PackSegment.commitBody([]))], syncing: true)
+                _ = try current.append([commitRecord], syncing: true)
+                return (current.path, Array(offsets.dropLast()))
+            }
+            return (current.path, Array(try current.append(packs + [commitRecord], syncing: true).dropLast()))
+        }
+    }
+
+    /// Runs `body` with the current segment's writer, creating the segment first if there is
+    /// none; a failure gives the segment up.
+    private func withWriter<T>(_ body: (PackSegment.Writer) throws -> T) throws -> T {
         try writer.withLock { writer in
             let current: PackSegment.Writer
             if let existing = writer {
@@ -44,7 +73,7 @@ final class PackSegmentAppender: Sendable {
                 writer = current
             }
             do {
-                return (current.path, try current.append(records, syncing: syncing))
+                return try body(current)
             } catch {
                 writer = nil
                 throw error

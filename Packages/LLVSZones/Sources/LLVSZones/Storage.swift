@@ -57,11 +57,13 @@ public struct StorageDamage: Hashable, Sendable, CustomStringConvertible {
     public var valueId: String?
     /// What is wrong, naming the item, record or file.
     public var reason: String
-    /// Whether this is the unfinished final pack of a pack segment: it fails its checksum
-    /// or runs short, and only space never written follows it. A writer killed during its
-    /// write leaves one; its version's log record is appended only after the pack is
-    /// synced, so it is harmless unless that version is in the store (then reading the
-    /// version finds the damage too).
+    /// Whether this is in the unfinished final write of a pack segment: a pack or commit
+    /// record that fails its checksum or runs short, with only space never written after
+    /// it, or (in a committing segment) in a final write (the records after the last commit
+    /// record that anything follows) that ends cut short into unwritten space, with no whole
+    /// commit record at its end. A writer killed during its write leaves one; its versions
+    /// were never acknowledged, so it is harmless unless its version is in the store (then
+    /// reading the version finds the damage too).
     public var isUnfinishedFinalPack: Bool
 
     /// Creates a finding.

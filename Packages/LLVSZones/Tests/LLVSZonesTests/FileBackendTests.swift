@@ -153,7 +153,7 @@ import Testing
         #expect(try torn.values.data(for: [Self.reference("k", "V1"), Self.reference("k", "V2")]) == [Data("first".utf8), nil])
     }
 
-    /// A store of format 2 (a pack segment per zone) is read as it is, marked format 3 when
+    /// A store of format 2 (a pack segment per zone) is read as it is, marked format 4 when
     /// opened, and then written in a shared segment; both kinds of segment are read, and a
     /// snapshot holds the packs of both.
     @Test func aStoreOfFormatTwoIsReadAndContinuedInASharedSegment() throws {
@@ -166,7 +166,7 @@ import Testing
 
         let zones = try FileStorage().makeZones(rootDirectoryURL: root)
         let marker = try CanonicalJSON.decode(FileStorage.Marker.self, from: Data(contentsOf: root.appendingPathComponent(FileStorage.markerFileName)))
-        #expect(marker == .current && marker.formatVersion == 3)
+        #expect(marker == .current && marker.formatVersion == 4)
         #expect(try zones.values.data(for: Self.reference("k", "V1")) == Data("old".utf8))
         try zones.values.store(Data("new".utf8), for: Self.reference("k", "V2"))
         try zones.maps.store(Data("new node".utf8), for: Self.reference("n", "V2"))

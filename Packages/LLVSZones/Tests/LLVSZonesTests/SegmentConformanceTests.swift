@@ -6,7 +6,8 @@ import Testing
 
 /// `conformance/formats/segments.json` (SPEC.md section 7): version log segments give the
 /// records listed (a torn final record none), pack segments the packs listed and the damage
-/// said; segments that are not one are refused.
+/// said, committing pack segments the version records listed; segments that are not one are
+/// refused.
 @Suite struct SegmentConformanceTests {
     @Test func segments() throws {
         let directory = try TemporaryDirectory()
@@ -15,12 +16,25 @@ import Testing
             let path = directory.url.appendingPathComponent("segment-\(index)").path
             try vector.bytes.write(to: URL(fileURLWithPath: path))
             let isLog = vector.fields["kind"] as? String == "log"
+            let isCommits = vector.fields["kind"] as? String == "commits"
             let layout: PackSegment.Layout = vector.fields["layout"] as? String == "zone" ? .zone : .shared
             if vector.errorClass != nil {
                 #expect(throws: ZoneError.self, "\(vector.name)") {
-                    if isLog { _ = try FileVersionLog.readRecords(path: path, from: 0) } else { _ = try PackSegment.scan(path: path, from: 0, layout: layout, zone: .values) }
+                    if isLog {
+                        _ = try FileVersionLog.readRecords(path: path, from: 0)
+                    } else if isCommits {
+                        _ = try PackSegment.scanCommits(path: path, from: 0)
+                    } else {
+                        _ = try PackSegment.scan(path: path, from: 0, layout: layout, zone: .values)
+                    }
                 }
-            } else if isLog {
+                continue
+            }
+            if isCommits {
+                let records = try PackSegment.scanCommits(path: path, from: 0).records
+                #expect(try records == (try #require(vector.fields["records"] as? [String])).map(ConformanceVectors.bytes), "\(vector.name)")
+            }
+            if isLog {
                 let records = try FileVersionLog.readRecords(path: path, from: 0).records
                 #expect(try records == (try #require(vector.fields["records"] as? [String])).map(ConformanceVectors.bytes), "\(vector.name)")
             } else {
