@@ -100,6 +100,17 @@ def scan_segment_bytes(data, zone_of_layout, where="pack segment"):
     return packs, damage
 
 
+UNWRITTEN_BLOCK = 512
+
+
+def holds_unwritten_block(chunk, start):
+    """Whether ``chunk`` (at offset ``start`` of its segment) holds 512 zero bytes at an
+    offset that is a multiple of 512: space a write cut short never reached."""
+    first = (-start) % UNWRITTEN_BLOCK
+    return any(not any(chunk[i:i + UNWRITTEN_BLOCK])
+               for i in range(first, len(chunk) - UNWRITTEN_BLOCK + 1, UNWRITTEN_BLOCK))
+
+
 def scan_commits_bytes(data, where="pack segment"):
     """The version records of a committing pack segment's commit records (format 4), in
     order; an earlier layout's segment has none. Records are framed as in a shared segment;
@@ -122,18 +133,24 @@ def scan_commits_bytes(data, where="pack segment"):
             return None
         return offset + 9 + length, data[offset + 8], offset + 9
 
-    def packs_pass(start, end):
+    def torn(start, end):
+        """Whether a record from start to end fails (not a pack, or its digest) and holds an
+        unwritten block: a write cut short."""
         offset = start
         while offset < end:
             found = record(offset)
-            if found is None or found[1] not in ZONE_NAMES:
-                return False
-            try:
-                decode_pack(data[found[2]:found[0]])
-            except FormatError:
-                return False
+            if found is None:
+                return True
+            failing = found[1] not in ZONE_NAMES
+            if not failing:
+                try:
+                    decode_pack(data[found[2]:found[0]])
+                except FormatError:
+                    failing = True
+            if failing and holds_unwritten_block(data[found[2]:found[0]], found[2]):
+                return True
             offset = found[0]
-        return offset == end
+        return False
 
     records, offset, group_start = [], 8, 8
     while (found := record(offset)) is not None:
@@ -150,7 +167,7 @@ def scan_commits_bytes(data, where="pack segment"):
                 if is_last:
                     break
                 raise
-            if is_last and not packs_pass(group_start, offset):
+            if is_last and torn(group_start, offset):
                 break
             records += found_records
             group_start = end

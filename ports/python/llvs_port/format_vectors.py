@@ -259,6 +259,8 @@ def _commit_cases(shared, log_record, values, maps, later, p1, p2, format3_segme
     damaged_later[len(later) // 2] ^= 0xFF
     damaged_values = bytearray(values)
     damaged_values[len(values) // 2] ^= 0xFF
+    large = encode_pack("V2", {"b": bytes(range(256)) * 12})
+    torn_large = large[:len(large) // 3] + bytes(len(large) - len(large) // 3)
     final = _commit(shared, log_record, [p2])
     final_failing = bytearray(final)
     final_failing[-1] ^= 1
@@ -267,8 +269,10 @@ def _commit_cases(shared, log_record, values, maps, later, p1, p2, format3_segme
         ("a version's two packs and its commit record, then preallocated zeros", head + group + commit1 + bytes(64), [p1]),
         ("a batch: two versions' packs, then one commit record of both records",
          head + group + shared(0, later) + _commit(shared, log_record, [p1, p2]), [p1, p2]),
-        ("a final commit record after a pack failing its digest: a torn final write, not counted",
-         head + group + commit1 + shared(0, bytes(damaged_later)) + final, [p1]),
+        ("a final commit record after a pack holding unwritten blocks: a torn final write, not counted",
+         head + group + commit1 + shared(0, torn_large) + final, [p1]),
+        ("a final commit record after a pack failing its digest with no unwritten block: counted (the pack is refused when read)",
+         head + group + commit1 + shared(0, bytes(damaged_later)) + final, [p1, p2]),
         ("a pack failing its digest before a commit record that a record follows: counted (the pack is refused when read)",
          head + shared(0, bytes(damaged_values)) + shared(1, maps) + commit1 + shared(0, later) + final, [p1, p2]),
         ("a final commit record cut short", head + group + commit1 + shared(0, later) + final[:-3], [p1]),

@@ -131,7 +131,7 @@ import Testing
         let history = try SmallHistory(.file)
         let root = history.test.directory.url
         // The last pack the history wrote is the merge's map pack: damage to it is reported.
-        try StoreDamage.zeroSecondHalf(of: StoreDamage.pack(of: history.merged.id, zone: "maps", inStoreAt: root))
+        try StoreDamage.flipDataByte(of: StoreDamage.pack(of: history.merged.id, zone: "maps", inStoreAt: root))
         let damaged = try history.test.reopened().verify()
         #expect(damaged.problems.contains { $0.versionId == history.merged.id }, "\(damaged.problems)")
 

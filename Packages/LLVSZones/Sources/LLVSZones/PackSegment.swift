@@ -208,12 +208,14 @@ enum PackSegment {
     /// A segment of an earlier layout holds none (its size is returned as the end).
     ///
     /// A commit record that ends the segment's records (nothing complete follows it) may be
-    /// the last write of a writer killed before its `fdatasync` returned, whose pages reach
-    /// the disk in any order: it counts only if every pack written since the commit record
-    /// before it passes its checksum; otherwise the scan stops before those packs (a later
-    /// scan looks again). A commit record followed by anything was durable before that was
-    /// written. A commit record that does not parse is a torn write when it ends the records,
-    /// and damage otherwise.
+    /// the last write of a machine that lost power before its `fdatasync` returned, whose
+    /// sectors reach the disk in any order: it does not count when a pack written since the
+    /// commit record before it fails its checksum and holds a block never written (zeros,
+    /// ``holdsAnUnwrittenBlock(_:at:)``); the scan stops before those packs then (a later
+    /// scan looks again). A pack that fails otherwise is damage, reported when it is read. A
+    /// commit record followed by anything was durable before that was written. A commit
+    /// record that does not parse is a torn write when it ends the records, and damage
+    /// otherwise.
     ///
     /// - Throws: ``ZoneError/io(operation:path:reason:)`` when the file cannot be read,
     ///   ``ZoneError/corrupt(path:reason:)`` for a bad magic or a damaged commit record
@@ -257,7 +259,7 @@ enum PackSegment {
                 if isLast { break }
                 throw error
             }
-            if isLast, try !packsPassTheirChecksums(from: groupStart, to: offset, size: size, path: path, reader: &reader) { break }
+            if isLast, try packsShowATornWrite(from: groupStart, to: offset, size: size, path: path, reader: &reader) { break }
             scan.records += records
             scan.end = next
             groupStart = next
@@ -266,20 +268,50 @@ enum PackSegment {
         return scan
     }
 
-    /// Whether the records from `start` to `end` of a committing segment are all packs that
-    /// decode and pass their checksums.
-    private static func packsPassTheirChecksums(from start: Int, to end: Int, size: Int, path: String,
-                                                reader: inout PieceReader) throws -> Bool {
+    /// The size of the blocks a torn write leaves unwritten: a disk writes whole sectors.
+    static let unwrittenBlockCount = 512
+
+    /// Whether `bytes`, which start at offset `start` of a segment, hold a block of
+    /// ``unwrittenBlockCount`` zero bytes at an offset that is a multiple of it: space a
+    /// write that was cut short never reached (a segment's space is preallocated with zeros).
+    static func holdsAnUnwrittenBlock(_ bytes: some Collection<UInt8>, at start: Int) -> Bool {
+        let block = unwrittenBlockCount
+        var index = bytes.startIndex
+        var offset = start
+        // Skip to the first aligned offset.
+        let skip = (block - start % block) % block
+        guard bytes.count >= skip + block else { return false }
+        index = bytes.index(index, offsetBy: skip)
+        offset += skip
+        var zeros = 0
+        while index != bytes.endIndex {
+            zeros = bytes[index] == 0 ? zeros + 1 : 0
+            if zeros == block { return true }
+            index = bytes.index(after: index)
+            offset += 1
+            if offset % block == 0 { zeros = 0 }
+        }
+        return false
+    }
+
+    /// Whether the records from `start` to `end` of a committing segment (the packs written
+    /// with a final commit record) show a write cut short: a record that is not a pack or
+    /// fails its checksum, holding a block never written (``holdsAnUnwrittenBlock(_:at:)``).
+    /// A pack that fails otherwise is damage, which a read of it reports.
+    private static func packsShowATornWrite(from start: Int, to end: Int, size: Int, path: String,
+                                            reader: inout PieceReader) throws -> Bool {
         var offset = start
         while offset < end {
-            guard let found = try record(at: offset, size: size, layout: .committing, reader: &reader),
-                  found.version != nil else { return false }
+            guard let found = try record(at: offset, size: size, layout: .committing, reader: &reader) else { return true }
             let packStart = offset + Layout.committing.headerCount
-            let bytes = Data(try reader.bytes(at: packStart, count: found.count))
-            guard (try? PackFile(decoding: bytes, path: path)) != nil else { return false }
+            let bytes = try reader.bytes(at: packStart, count: found.count)
+            if found.version == nil || (try? PackFile(decoding: Data(bytes), path: path)) == nil,
+               holdsAnUnwrittenBlock(bytes, at: packStart) {
+                return true
+            }
             offset = packStart + found.count
         }
-        return offset == end
+        return false
     }
 
     /// The record at `offset`: nil at the end of the records (the end of the file, a zero
@@ -312,8 +344,9 @@ enum PackSegment {
     /// still tells it. Damage in what a killed writer leaves is reported too, marked as such
     /// (``StorageDamage/isUnfinishedFinalPack``: its versions were never acknowledged, and
     /// damage there looks the same): a segment's final write (the records after the last
-    /// commit record that anything follows) cut short into unwritten space, with no whole
-    /// commit record at its end.
+    /// commit record that anything follows) cut short into unwritten space with no whole
+    /// commit record at its end, or one whose commit record readers do not count
+    /// (``scanCommits(path:from:)``).
     ///
     /// - Complexity: One pass over `bytes`, hashing every pack and record.
     static func check(_ bytes: Data, path: String) -> [StorageDamage] {
@@ -352,9 +385,11 @@ enum PackSegment {
         }
         // The final write of a committing segment: the records after the last commit record
         // that anything follows (it was durable before that was written). A killed writer
-        // leaves a prefix of it, cut short into unwritten space (zeros): damage there is that
-        // unfinished write, unless the write ends with a whole commit record or with bytes a
-        // cut does not leave (then it is damage to a write that finished).
+        // leaves a prefix of it, cut short into unwritten space (zeros); a power loss during
+        // its sync, any of its sectors unwritten. Damage there is that unfinished write when
+        // the write ends cut short without a whole commit record, or when readers do not
+        // count its whole commit record (a pack behind it fails and holds an unwritten
+        // block); otherwise it is damage to a write that finished.
         let finalWriteStart = (framed.indices.last { index in
             framed[index].tag == ZoneTag.versions.rawValue && (index < framed.count - 1 || ending != nil)
         }).map { $0 + 1 } ?? 0
@@ -363,7 +398,11 @@ enum PackSegment {
                 && (try? versionRecords(inCommitBody: Data(bytes[last.pack]), path: path, base: last.pack.lowerBound)) != nil
         } ?? false
         let endsCutShort = ending != nil || (framed.last.map { bytes[$0.pack].suffix(8).allSatisfy { $0 == 0 } } ?? false)
-        let finalWriteIsUnfinished = !endsWithWholeCommit && endsCutShort
+        // Behind a whole final commit record, what readers take for a write cut short.
+        let tornBehindItsCommit = endsWithWholeCommit && framed[finalWriteStart..<max(finalWriteStart, framed.count - 1)].contains { record in
+            (try? PackFile(decoding: Data(bytes[record.pack]), path: path)) == nil && holdsAnUnwrittenBlock(bytes[record.pack], at: record.pack.lowerBound)
+        }
+        let finalWriteIsUnfinished = (!endsWithWholeCommit && endsCutShort) || tornBehindItsCommit
         let unfinished = " (a write cut short by a crash leaves this too; the version it carried is not in the store)"
         var damage: [StorageDamage] = []
         for (index, record) in framed.enumerated() {

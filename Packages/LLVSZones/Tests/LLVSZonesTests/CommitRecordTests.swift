@@ -6,7 +6,8 @@ import Testing
 
 /// Format 4 of the file store: a version's packs and its commit record go to the writer's
 /// pack segment in one write, with one `fdatasync`; a torn final write is no version, while
-/// damage behind a commit record that something follows is reported, not hidden.
+/// damage (wrong bytes rather than unwritten ones, or behind a commit record that something
+/// follows) is reported, not hidden.
 @Suite struct CommitRecordTests {
     static func item(_ key: String, _ version: String, _ data: String) -> ZoneItem {
         ZoneItem(reference: ZoneReference(key: .init(key), version: .init(version)), data: Data(data.utf8))
@@ -66,15 +67,40 @@ import Testing
     }
 
     /// The final write of a machine that lost power during its sync may reach the disk in
-    /// part: a final commit record whose packs fail is no version. A killed process cannot
-    /// leave that (its write is cut short from the end), so a full check reports it as
-    /// damage, naming the version.
-    @Test func aFinalCommitWhosePacksFailIsNoVersionAndIsReported() throws {
+    /// part, leaving sectors of its packs unwritten (zeros): a final commit record behind
+    /// such a pack is no version, and a full check marks the damage as that unfinished write.
+    @Test func aFinalCommitBehindAPackWithUnwrittenSectorsIsNoVersion() throws {
+        let directory = try TemporaryDirectory()
+        let zones = try FileStorage().makeZones(rootDirectoryURL: directory.url)
+        let large = String(repeating: "v", count: 3_000)
+        for version in ["V1", "V2"] {
+            try zones.committer.commit(values: [Self.item("k", version, large)], maps: [Self.item("n", version, "node \(version)")],
+                                       records: [Data("record \(version)".utf8)])
+        }
+        let values = try #require(zones.values as? FileZone)
+        let location = try #require(try values.segmentLocations(of: Version.ID("V2")).first)
+        let url = URL(fileURLWithPath: location.path)
+        var bytes = try Data(contentsOf: url)
+        let zeroed = (location.offset + 100)..<(location.offset + location.count - 100)
+        bytes.replaceSubrange(zeroed, with: Data(count: zeroed.count))
+        try bytes.write(to: url)
+        #expect(try Self.records(in: directory.url) == [Data("record V1".utf8)])
+        let damage = FileStorage.checkStoredBytes(root: directory.url)
+        #expect(!damage.isEmpty && damage.allSatisfy(\.isUnfinishedFinalPack), "\(damage)")
+    }
+
+    /// A flipped byte in a pack behind a segment's final commit record is damage, not a torn
+    /// write (a cut-short write leaves unwritten sectors, not wrong bytes): the version
+    /// counts, reading it reports the damage, and so does a full check.
+    @Test func aFlippedByteBehindTheFinalCommitIsDamageNotATornWrite() throws {
         let directory = try TemporaryDirectory()
         let zones = try Self.commitTwoVersions(in: directory.url)
         let maps = try #require(zones.maps as? FileZone)
         try Self.damage(try #require(try maps.segmentLocations(of: Version.ID("V2")).first))
-        #expect(try Self.records(in: directory.url) == [Data("record V1".utf8)])
+        #expect(try Self.records(in: directory.url) == [Data("record V1".utf8), Data("record V2".utf8)])
+        #expect(throws: ZoneError.self) {
+            _ = try FileStorage().makeZones(rootDirectoryURL: directory.url).maps.data(for: ZoneReference(key: .init("n"), version: .init("V2")))
+        }
         let damage = FileStorage.checkStoredBytes(root: directory.url)
         #expect(damage.count == 1 && damage.allSatisfy { !$0.isUnfinishedFinalPack && $0.version == "V2" }, "\(damage)")
     }
