@@ -103,10 +103,11 @@ import Testing
         #expect(report.problems.first?.description.hasPrefix("version \(history.v2.id), value ") == true)
     }
 
-    /// A flipped byte in the store's last commit record: readers take it for a torn write
-    /// and leave its version out; verify says so (a killed writer leaves zeros where its
-    /// write was cut short, not a record with the wrong bytes).
-    @Test func aDamagedLastCommitRecordIsReportedThoughReadersSkipIt() throws {
+    /// A flipped byte in the store's last commit record: verify reports it (a killed writer
+    /// leaves zeros where its write was cut short, not a record with the wrong bytes).
+    /// Readers take the version from the commit index; without the index they take the
+    /// record for a torn write and leave its version out.
+    @Test func aDamagedLastCommitRecordIsReported() throws {
         let history = try SmallHistory(.file)
         let root = history.test.directory.url
         let segments = try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("packs"), includingPropertiesForKeys: nil)
@@ -118,10 +119,12 @@ import Testing
         bytes[end] ^= 0xFF
         try bytes.write(to: segment)
         let reopened = try history.test.reopened()
-        #expect(!reopened.queryHistory { $0.contains(history.merged.id) })
+        #expect(reopened.queryHistory { $0.contains(history.merged.id) })
         let report = reopened.verify()
         #expect(report.problems.contains { $0.reason.contains("checksum") && $0.reason.contains(segment.lastPathComponent) },
                 "\(report.problems)")
+        try FileManager.default.removeItem(atPath: segment.path + ".idx")
+        #expect(try !history.test.reopened().queryHistory { $0.contains(history.merged.id) })
     }
 
     /// A writer killed during its write leaves an unfinished final pack of a version it

@@ -208,7 +208,8 @@ public final class FileVersionLog: VersionLog {
         return (records, start + offset + end)
     }
 
-    private static func readFile(path: String, from start: Int) throws -> Data {
+    /// The bytes of the file at `path` from byte `start` to its end.
+    static func readFile(path: String, from start: Int) throws -> Data {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ZoneError.io(operation: "open", path: path, reason: "cannot open for reading")
         }

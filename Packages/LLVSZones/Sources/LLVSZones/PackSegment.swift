@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LLVSCore
 #if canImport(Glibc)
@@ -243,14 +244,14 @@ enum PackSegment {
         }
         var scan = CommitScan(end: offset)
         var groupStart = offset
-        while let found = try record(at: offset, size: size, layout: layout, reader: &reader) {
+        while let found = try header(at: offset, size: size, reader: &reader) {
             let bodyStart = offset + layout.headerCount
             let next = bodyStart + found.count
-            guard found.zone == .versions else {
+            guard found.tag == ZoneTag.versions.rawValue else {
                 offset = next
                 continue
             }
-            let isLast = try record(at: next, size: size, layout: layout, reader: &reader) == nil
+            let isLast = try header(at: next, size: size, reader: &reader) == nil
             let records: [Data]
             do {
                 records = try versionRecords(inCommitBody: Data(try reader.bytes(at: bodyStart, count: found.count)),
@@ -266,6 +267,100 @@ enum PackSegment {
             offset = next
         }
         return scan
+    }
+
+    /// The length and tag of the record at `offset` of a committing segment, or nil where
+    /// the records end (as ``record(at:size:layout:reader:)`` tells), reading nothing else.
+    private static func header(at offset: Int, size: Int, reader: inout PieceReader) throws -> (count: Int, tag: UInt8)? {
+        let headerCount = Layout.committing.headerCount
+        guard size - offset >= headerCount else { return nil }
+        let bytes = try reader.bytes(at: offset, count: headerCount)
+        let length = bytes.prefix(lengthCount).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard length > 0, length <= UInt64(size - offset - headerCount) else { return nil }
+        return (Int(length), bytes[bytes.startIndex + lengthCount])
+    }
+
+    /// A committing segment's commit index, `<segment name>.idx` beside it: `"LLVSPSX1"`, then
+    /// entries framed as version log records (``FileVersionLog``), each `u64 from`, `u64 to`
+    /// (little-endian) and a commit record's body: the commit records between segment offsets
+    /// `from` and `to` hold exactly these version records. The writer appends an entry, without
+    /// syncing, after each commit's `fdatasync`, so an entry never names a commit that is not
+    /// durable; the index is a cache that spares readers the segment's packs. Readers use the
+    /// entries that chain from where they are and then scan the segment from the last one; an
+    /// entry that is missing, fails its checksum or does not chain ends its use (a crash may
+    /// leave any of these), never an error.
+    enum CommitIndex {
+        static let magic = Array("LLVSPSX1".utf8)
+        static let fileSuffix = ".idx"
+
+        static func entry(from: Int, to: Int, body: Data) -> Data {
+            var bytes = Data(capacity: 16 + body.count)
+            withUnsafeBytes(of: UInt64(from).littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt64(to).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(body)
+            return bytes
+        }
+
+        /// The version records of the entries at `indexPath` from byte `start` (0: before the
+        /// magic) that chain from segment offset `position`, the segment offset after them and
+        /// the index offset to continue from. Entries ending at or before `position` are passed
+        /// over; anything unreadable ends the entries.
+        /// - Complexity: One read of the index from `start` and one SHA-256 per entry; the
+        ///   records are slices of what was read.
+        static func records(indexPath: String, from start: Int, position: Int) -> (records: [Data], position: Int, indexEnd: Int) {
+            guard let bytes = try? FileVersionLog.readFile(path: indexPath, from: start) else { return ([], position, start) }
+            let skip = start == 0 ? magic.count : 0
+            guard bytes.count >= skip, start > 0 || bytes.prefix(magic.count).elementsEqual(magic) else { return ([], position, start) }
+            var position = position
+            var consumed = skip
+            let ranges = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> [Range<Int>] in
+                func integer(_ offset: Int, _ count: Int) -> Int {
+                    (0..<count).reversed().reduce(0) { $0 << 8 | Int(raw[offset + $1]) }
+                }
+                var ranges: [Range<Int>] = []
+                var offset = skip
+                entries: while raw.count - offset >= 4 {
+                    let length = integer(offset, 4)
+                    let payloadEnd = offset + 4 + length
+                    guard length >= 20, payloadEnd + FileVersionLog.checksumCount <= raw.count else { break }
+                    let payload = UnsafeRawBufferPointer(rebasing: raw[(offset + 4)..<payloadEnd])
+                    let checks = SHA256.hash(data: payload).withUnsafeBytes { digest in
+                        digest.prefix(FileVersionLog.checksumCount).elementsEqual(raw[payloadEnd..<(payloadEnd + FileVersionLog.checksumCount)])
+                    }
+                    guard checks else { break }
+                    let from = integer(offset + 4, 8), to = integer(offset + 12, 8)
+                    let next = payloadEnd + FileVersionLog.checksumCount
+                    if to <= position {
+                        offset = next
+                        consumed = next
+                        continue
+                    }
+                    guard from == position else { break }
+                    // The body: a count, then records framed as in a log (checksums not
+                    // computed again: the entry's covers them).
+                    var cursor = offset + 20
+                    var found: [Range<Int>] = []
+                    let count = integer(offset + 20, 4)
+                    cursor += 4
+                    for _ in 0..<count {
+                        guard payloadEnd - cursor >= 4 else { break entries }
+                        let recordLength = integer(cursor, 4)
+                        let recordEnd = cursor + 4 + recordLength
+                        guard recordLength >= 0, recordEnd + FileVersionLog.checksumCount <= payloadEnd else { break entries }
+                        found.append((cursor + 4)..<recordEnd)
+                        cursor = recordEnd + FileVersionLog.checksumCount
+                    }
+                    guard cursor == payloadEnd else { break }
+                    ranges += found
+                    position = to
+                    offset = next
+                    consumed = next
+                }
+                return ranges
+            }
+            let base = bytes.startIndex
+            return (ranges.map { bytes[(base + $0.lowerBound)..<(base + $0.upperBound)] }, position, start + consumed)
+        }
     }
 
     /// The size of the blocks a torn write leaves unwritten: a disk writes whole sectors.
@@ -543,10 +638,42 @@ enum PackSegment {
             (descriptor, path) = try POSIXFile.createSegmentFile(named: name, in: directory, magic: layout.magic)
             end = layout.magic.count
             allocated = end
+            indexedTo = end
+            if layout.holdsCommits {
+                index = try? POSIXFile.createSegmentFile(named: name + CommitIndex.fileSuffix, in: directory, magic: CommitIndex.magic)
+            }
         }
 
         deinit {
             _ = close(descriptor)
+            if let index { _ = close(index.descriptor) }
+        }
+
+        /// The segment's commit index (``CommitIndex``), while it can be written.
+        private var index: (descriptor: Int32, path: String)?
+        private var indexEnd = CommitIndex.magic.count
+        /// The offset after the last commit record the index holds.
+        private var indexedTo: Int
+
+        /// Appends to the commit index one entry per commit record of `records`, written
+        /// at `offsets` and now durable. Never throws: a failed write gives the index up
+        /// (readers then scan the segment itself from its last entry).
+        private func index(_ records: [Record], at offsets: [Int]) {
+            guard let current = index else { return }
+            var entries = Data()
+            for (record, offset) in zip(records, offsets) where record.zone == .versions {
+                let recordEnd = offset + record.pack.count
+                entries += FileVersionLog.encodeRecords([CommitIndex.entry(from: indexedTo, to: recordEnd, body: record.pack)])
+                indexedTo = recordEnd
+            }
+            guard !entries.isEmpty else { return }
+            do {
+                try POSIXFile.writeAll(entries, to: current.descriptor, path: current.path, at: indexEnd)
+                indexEnd += entries.count
+            } catch {
+                _ = close(current.descriptor)
+                index = nil
+            }
         }
 
         /// Writes `records` at the end of the records with one write and (unless `syncing`
@@ -581,7 +708,17 @@ enum PackSegment {
             for record in records {
                 bytesSinceCommit = record.zone == .versions ? 0 : bytesSinceCommit + layout.headerCount + record.pack.count
             }
-            if syncing { try sync() } else { hasUnsyncedWrites = true }
+            if syncing {
+                try sync()
+                index(records, at: offsets)
+            } else {
+                hasUnsyncedWrites = true
+                // An index entry must follow its commit's sync: none for this segment now.
+                if records.contains(where: { $0.zone == .versions }), let current = index {
+                    _ = close(current.descriptor)
+                    index = nil
+                }
+            }
             return offsets
         }
 

@@ -5,7 +5,9 @@ import LLVSCore
 /// of the store's committing pack segments (``PackSegment/Layout/committing``), after the
 /// records of the version log segments that earlier formats wrote in `<root>/versions/`,
 /// which are still read. A version's packs and its record reach the disk with one write and
-/// one `fdatasync`.
+/// one `fdatasync`. Each segment's commit index (``PackSegment/CommitIndex``) gives the
+/// records of its commits without reading the packs between them; what the index lacks is
+/// read from the segment.
 final class SegmentVersionLog: VersionLog {
     /// The log segments of formats 1 to 3, read only.
     let earlierLog: FileVersionLog
@@ -57,7 +59,19 @@ final class SegmentVersionLog: VersionLog {
         }
         for name in names {
             let key = cursorPrefix + name
-            let scan = try PackSegment.scanCommits(path: directory.appendingPathComponent(name).path, from: cursor.positions[key] ?? 0)
+            let indexKey = key + PackSegment.CommitIndex.fileSuffix
+            let path = directory.appendingPathComponent(name).path
+            // What the segment's commit index holds, then the rest from the segment itself.
+            var position = cursor.positions[key] ?? 0
+            let indexPath = path + PackSegment.CommitIndex.fileSuffix
+            if FileManager.default.fileExists(atPath: indexPath) {
+                let start = max(position, PackSegment.Layout.committing.magic.count)
+                let indexed = PackSegment.CommitIndex.records(indexPath: indexPath, from: cursor.positions[indexKey] ?? 0, position: start)
+                records += indexed.records
+                if indexed.position > start { position = indexed.position }
+                next.positions[indexKey] = indexed.indexEnd
+            }
+            let scan = try PackSegment.scanCommits(path: path, from: position)
             records += scan.records
             next.positions[key] = scan.end
         }
