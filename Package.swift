@@ -31,7 +31,7 @@ import PackageDescription
 /// The traits, each naming the heavy dependencies it brings in.
 let traits: Set<Trait> = [
     .trait(name: "Store", description: "The versioned store and what is built on it without other heavy dependencies (swift-crypto): "
-           + "LLVSZones, LLVSMap, LLVSStore, LLVSExchange, LLVSCoordinator, LLVSTesting."),
+           + "LLVSZones, LLVSMap, LLVSStore, LLVSExchange, LLVSEncryption, LLVSCoordinator, LLVSTesting."),
     .trait(name: "SQLite", description: "The SQLite backend and everything built on it (GRDB): LLVSSQLite, LLVSKeyValue, LLVSProjection, LLVSStoreTesting.",
            enabledTraits: ["Store"]),
     .trait(name: "HTTPClient", description: "The HTTP exchange, a client of the sync server (AsyncHTTPClient, SwiftNIO): LLVSHTTPExchange.",
@@ -231,6 +231,13 @@ let modules: [Module] = [
                    "LLVSStore", "LLVSTesting", "LLVSTestingGenerators"],
            external: [propertyBased]),
 
+    // Packages/LLVSEncryption
+    Module(name: "LLVSEncryption", kind: .library, package: "LLVSEncryption",
+           local: ["LLVSSupport", "LLVSCore", "LLVSStore", "LLVSExchange"], external: [crypto]),
+    Module(name: "LLVSEncryptionTests", kind: .test, package: "LLVSEncryption",
+           local: ["LLVSEncryption", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting"],
+           external: [crypto]),
+
     // Packages/LLVSCoordinator
     Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",
            local: ["LLVSSupport", "LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
@@ -287,7 +294,7 @@ let modules: [Module] = [
 
     Module(name: "LLVS", kind: .library, package: "LLVS",
            local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange",
-                   "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
+                   "LLVSEncryption", "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
            external: []),
     Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
 

@@ -7,6 +7,7 @@
 
 @_exported import LLVSCoordinator
 @_exported import LLVSCore
+@_exported import LLVSEncryption
 @_exported import LLVSExchange
 @_exported import LLVSHistory
 @_exported import LLVSHTTPExchange

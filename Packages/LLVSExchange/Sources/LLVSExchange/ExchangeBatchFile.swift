@@ -305,3 +305,34 @@ enum ExchangeLogRecord {
         }
     }
 }
+
+/// The binary form of versions with their changes: a format-2 batch file (SPEC.md section
+/// 11), the primitives of section 5. For exchanges that carry versions inside something
+/// else, such as the sealed blobs of `LLVSEncryption`.
+public enum ExchangeBatch {
+    /// The batch holding `versionChanges`, in order (successors are not part of a record).
+    ///
+    /// - Complexity: O(n), n the bytes of the records and changes.
+    public static func encode(_ versionChanges: [VersionChanges]) -> Data {
+        ExchangeBatchFile.encode(entries: versionChanges.map { ExchangeBatchFile.encodeEntry($0.version, changes: $0.valueChanges) })
+    }
+
+    /// The versions with their changes that `data` holds, in the order written.
+    ///
+    /// - Parameter location: Where the bytes came from, for the error.
+    /// - Throws: ``ExchangeError/malformedData(location:reason:)`` naming what is wrong: a bad
+    ///   magic, a truncated or malformed entry or change, an invalid version record, a version
+    ///   written twice, bytes after the last entry.
+    public static func decode(_ data: Data, location: String) throws(ExchangeError) -> [VersionChanges] {
+        do {
+            let batch = try ExchangeBatchFile(parsing: data)
+            return try batch.order.map { id throws(ExchangeBatchFile.Malformed) in
+                // `order` and `entries` hold the same identifiers.
+                guard let entry = batch.entries[id] else { throw ExchangeBatchFile.Malformed(reason: "the batch does not hold version \(id)") }
+                return (entry.version, try batch.changes(of: id))
+            }
+        } catch {
+            throw ExchangeError.malformedData(location: location, reason: error.reason)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+// LLVSEncryption: end-to-end encrypted sync. `EncryptedExchange` wraps any exchange (a
+// shared directory, the sync server, memory) so that the other side holds one sealed,
+// padded blob per version, named by a keyed MAC of the version's identifier: no
+// identifier, predecessor, timestamp, metadata key or value byte leaves the device in the
+// clear. Keys come from a store key (`StoreEncryptionKey`) through HKDF (swift-crypto).
+
+import PackageDescription
+
+let package = Package(
+    name: "LLVSEncryption",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "LLVSEncryption", targets: ["LLVSEncryption"]),
+    ],
+    dependencies: [
+        .package(path: "../LLVSCore"),
+        .package(path: "../LLVSMerge"),
+        .package(path: "../LLVSStore"),
+        .package(path: "../LLVSExchange"),
+        .package(path: "../LLVSTesting"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .target(
+            name: "LLVSEncryption",
+            dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSExchange", package: "LLVSExchange"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "LLVSEncryptionTests",
+            dependencies: [
+                "LLVSEncryption",
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSMerge", package: "LLVSMerge"),
+                .product(name: "LLVSExchange", package: "LLVSExchange"),
+                .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),
+                .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,36 @@
+import Foundation
+import LLVSCore
+
+/// Why an encrypted exchange refused something. Each case names the blob (by its name on
+/// the other side, 64 hex digits) or the key involved; nothing from a refused blob is added
+/// to the store.
+public enum EncryptionError: Error, Hashable, CustomStringConvertible {
+    /// A key of the wrong size or form.
+    case invalidKey(reason: String)
+    /// The blob does not open under the key its header names: a flipped bit, a cut, a blob
+    /// moved from another name or replayed from another store, a header changed.
+    case tampered(name: String, reason: String)
+    /// The blob opened, but what it holds is not one version whose name is the blob's.
+    case malformedContents(name: String, reason: String)
+    /// The blob's first byte names a format this version of LLVS cannot open.
+    case unsupportedFormat(name: String, format: UInt8)
+    /// What the other side holds under a name is not a sealed version (a plaintext version
+    /// in an encrypted location, or a carrier of the wrong shape).
+    case notSealed(name: String, reason: String)
+
+    /// A sentence naming the blob or key and what was wrong.
+    public var description: String {
+        switch self {
+        case .invalidKey(let reason):
+            return "invalid encryption key: \(reason)"
+        case let .tampered(name, reason):
+            return "sealed version \(name) was tampered with or belongs elsewhere: \(reason)"
+        case let .malformedContents(name, reason):
+            return "sealed version \(name) opened but holds no valid version: \(reason)"
+        case let .unsupportedFormat(name, format):
+            return "sealed version \(name) is in format \(format), which this LLVS cannot open"
+        case let .notSealed(name, reason):
+            return "\(name) on the other side is not a sealed version: \(reason)"
+        }
+    }
+}

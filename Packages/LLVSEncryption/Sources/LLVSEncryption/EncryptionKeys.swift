@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import LLVSCore
+
+/// The secret of an encrypted store: 32 random bytes from which every key of the store is
+/// derived (SPEC.md, "Encrypted exchanges"). Whoever holds it reads and writes everything
+/// the store's devices exchange; keep it as you would a password.
+public struct StoreEncryptionKey: Sendable, Equatable {
+    /// The key's 32 bytes.
+    public let rawRepresentation: Data
+
+    /// A new random key (the system's secure random generator).
+    public init() {
+        rawRepresentation = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+
+    /// The key with these 32 bytes.
+    ///
+    /// - Throws: ``EncryptionError/invalidKey(reason:)`` unless there are exactly 32 bytes.
+    public init(rawRepresentation: some DataProtocol) throws(EncryptionError) {
+        guard rawRepresentation.count == 32 else {
+            throw EncryptionError.invalidKey(reason: "a store key has 32 bytes, not \(rawRepresentation.count)")
+        }
+        self.rawRepresentation = Data(rawRepresentation)
+    }
+}
+
+/// The keys an ``EncryptedExchange`` seals and opens with, derived from a
+/// ``StoreEncryptionKey`` with HKDF-SHA256 (SPEC.md, "Encrypted exchanges"):
+///
+/// - the **store identifier** (16 bytes), bound into every blob, so a blob replayed from
+///   another store never opens;
+/// - the **name key**, never rotated: a version is named on the other side by
+///   HMAC-SHA256(name key, its identifier), so sends stay idempotent and two replicas that
+///   make the same merge name it alike;
+/// - the **epoch keys**: blobs are sealed under the current epoch's key. Epoch 0's key is
+///   derived from the store key; a later epoch's key comes from wherever the app keeps it
+///   (``adding(epoch:key:makingCurrent:)``). A blob of an epoch whose key has not arrived
+///   waits as pending.
+public struct EncryptionKeys: Sendable {
+    /// Bound into every blob's associated data.
+    public let storeIdentifier: Data
+    /// The epoch new blobs are sealed under.
+    public private(set) var currentEpoch: UInt32
+    /// The key of every epoch known, by epoch (its bytes: swift-crypto's `SymmetricKey` is
+    /// not `Sendable`).
+    private var epochKeys: [UInt32: Data]
+    /// Keys the names of versions (never rotates).
+    private let nameKeyBytes: Data
+
+    /// The salt of every derivation from the store key.
+    static let derivationSalt = Data("LLVS E2E 1".utf8)
+
+    /// The keys of the store whose key is `storeKey`, with epoch 0 current.
+    public init(storeKey: StoreEncryptionKey) {
+        let ikm = SymmetricKey(data: storeKey.rawRepresentation)
+        func derive(_ info: String, _ count: Int) -> SymmetricKey {
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: Self.derivationSalt, info: Data(info.utf8), outputByteCount: count)
+        }
+        storeIdentifier = derive("store identifier", 16).withUnsafeBytes { Data($0) }
+        nameKeyBytes = derive("version names", 32).withUnsafeBytes { Data($0) }
+        currentEpoch = 0
+        epochKeys = [0: derive("epoch 0", 32).withUnsafeBytes { Data($0) }]
+    }
+
+    /// These keys with `key` for `epoch` (replacing what they held for it), current if
+    /// `makingCurrent`.
+    ///
+    /// - Throws: ``EncryptionError/invalidKey(reason:)`` unless the key has 32 bytes.
+    public func adding(epoch: UInt32, key: SymmetricKey, makingCurrent: Bool) throws(EncryptionError) -> EncryptionKeys {
+        guard key.bitCount == 256 else { throw EncryptionError.invalidKey(reason: "an epoch key has 32 bytes, not \(key.bitCount / 8)") }
+        var keys = self
+        keys.epochKeys[epoch] = key.withUnsafeBytes { Data($0) }
+        if makingCurrent { keys.currentEpoch = epoch }
+        return keys
+    }
+
+    /// The key of `epoch`, nil when it has not arrived.
+    public func key(ofEpoch epoch: UInt32) -> SymmetricKey? {
+        epochKeys[epoch].map { SymmetricKey(data: $0) }
+    }
+
+    /// The 32-byte name of version `id` on the other side: HMAC-SHA256 under the name key of
+    /// the identifier's UTF-8 bytes.
+    public func name(of id: Version.ID) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(id.rawValue.utf8), using: SymmetricKey(data: nameKeyBytes)))
+    }
+}

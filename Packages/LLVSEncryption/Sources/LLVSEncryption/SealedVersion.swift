@@ -1,0 +1,189 @@
+import Crypto
+import Foundation
+import LLVSCore
+import LLVSExchange
+
+/// One version with its changes, sealed into one blob (SPEC.md, "Encrypted exchanges"):
+///
+/// ```
+/// format (1 byte, 1 = ChaCha20-Poly1305)  epoch (u32 big-endian)  nonce (12)  ciphertext  tag (16)
+/// ```
+///
+/// The plaintext is a one-version batch (``ExchangeBatch``) after its length (u32
+/// big-endian), followed by zero bytes up to the PADMÉ length of the two, so a blob's size
+/// tells little about its contents. The blob key and the nonce key come from HKDF-SHA256 of
+/// the epoch key, salted with the blob's name; the nonce is the first 12 bytes of
+/// HMAC-SHA256(nonce key, padded plaintext), so the same version seals to the same blob under
+/// one epoch (sends stay idempotent) and two plaintexts never share a nonce. The associated
+/// data binds the header, the store and the name.
+enum SealedVersion {
+    /// The one format: ChaCha20-Poly1305 with a synthetic nonce.
+    static let chaChaPolyFormat: UInt8 = 1
+    /// Format, epoch and nonce.
+    static let headerCount = 1 + 4 + 12
+    /// The AEAD's tag.
+    static let tagCount = 16
+    /// What opens the associated data.
+    static let domain = Data("LLVS sealed version".utf8)
+
+    /// The blob holding `version` with `changes`, named `name`, under the current epoch.
+    ///
+    /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key,
+    ///   or a payload of 4 GiB or more.
+    static func seal(_ version: Version, changes: [Value.Change], name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
+        let epoch = keys.currentEpoch
+        guard let epochKey = keys.key(ofEpoch: epoch) else {
+            throw EncryptionError.invalidKey(reason: "the current epoch \(epoch) has no key")
+        }
+        let payload = ExchangeBatch.encode([(version, changes)])
+        guard let length = UInt32(exactly: payload.count) else {
+            throw EncryptionError.invalidKey(reason: "a version of \(payload.count) bytes is too large to seal (at most 4 GiB)")
+        }
+        var plaintext = Data(capacity: padme(4 + payload.count))
+        appendBigEndian(length, to: &plaintext)
+        plaintext.append(payload)
+        plaintext.append(Data(count: padme(plaintext.count) - plaintext.count))
+
+        let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
+        let nonceBytes = Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12))
+        var header = Data([chaChaPolyFormat])
+        appendBigEndian(epoch, to: &header)
+        header.append(contentsOf: nonceBytes)
+        do {
+            let nonce = try ChaChaPoly.Nonce(data: nonceBytes)
+            let box = try ChaChaPoly.seal(plaintext, using: blobKey, nonce: nonce,
+                                          authenticating: associatedData(format: chaChaPolyFormat, epoch: epoch, keys: keys, name: name))
+            return header + box.ciphertext + box.tag
+        } catch {
+            // Twelve bytes always make a nonce, and sealing fails only on such misuse.
+            throw EncryptionError.invalidKey(reason: "sealing failed: \(error)")
+        }
+    }
+
+    /// What the blob named `name` holds once opened.
+    enum Opened {
+        /// The version and its changes, checked.
+        case version(Version, [Value.Change])
+        /// Sealed under an epoch whose key has not arrived: kept for later, never an error.
+        case pending(epoch: UInt32)
+    }
+
+    /// Opens `blob`, named `name`: checks the header, the tag (which covers the header, the
+    /// store and the name), the padding and that the one version inside is the one `name`
+    /// names.
+    ///
+    /// - Throws: ``EncryptionError/tampered(name:reason:)`` when it does not open,
+    ///   ``EncryptionError/unsupportedFormat(name:format:)``,
+    ///   ``EncryptionError/malformedContents(name:reason:)``.
+    static func open(_ blob: Data, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Opened {
+        let hexName = hex(name)
+        let bytes = [UInt8](blob)
+        guard bytes.count >= headerCount + tagCount else {
+            throw EncryptionError.tampered(name: hexName, reason: "\(bytes.count) bytes is shorter than a header and a tag")
+        }
+        guard bytes[0] == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: hexName, format: bytes[0]) }
+        let epoch = bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard let epochKey = keys.key(ofEpoch: epoch) else { return .pending(epoch: epoch) }
+        let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
+        let plaintext: Data
+        do {
+            let box = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: bytes[5..<headerCount]),
+                                               ciphertext: bytes[headerCount..<(bytes.count - tagCount)],
+                                               tag: bytes[(bytes.count - tagCount)...])
+            plaintext = try ChaChaPoly.open(box, using: blobKey,
+                                            authenticating: associatedData(format: bytes[0], epoch: epoch, keys: keys, name: name))
+        } catch {
+            throw EncryptionError.tampered(name: hexName, reason: "the tag does not match (\(error))")
+        }
+        // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
+        guard Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12)) == Array(bytes[5..<headerCount]) else {
+            throw EncryptionError.tampered(name: hexName, reason: "the nonce is not the plaintext's")
+        }
+        let padded = [UInt8](plaintext)
+        guard padded.count >= 4 else { throw EncryptionError.malformedContents(name: hexName, reason: "no length") }
+        let length = Int(padded[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length <= padded.count - 4, padme(4 + length) == padded.count, padded[(4 + length)...].allSatisfy({ $0 == 0 }) else {
+            throw EncryptionError.malformedContents(name: hexName, reason: "a length of \(length) does not fit a padded plaintext of \(padded.count) bytes")
+        }
+        let decoded: [VersionChanges]
+        do {
+            decoded = try ExchangeBatch.decode(Data(padded[4..<(4 + length)]), location: "sealed version \(hexName)")
+        } catch {
+            throw EncryptionError.malformedContents(name: hexName, reason: error.description)
+        }
+        guard decoded.count == 1, let (version, changes) = decoded.first else {
+            throw EncryptionError.malformedContents(name: hexName, reason: "\(decoded.count) versions instead of one")
+        }
+        guard keys.name(of: version.id) == name else {
+            throw EncryptionError.malformedContents(name: hexName, reason: "it holds version \(version.id), whose name is another")
+        }
+        return .version(version, changes)
+    }
+
+    /// The blob key and the nonce key of the blob named `name` under `epochKey`.
+    static func blobKeys(epochKey: SymmetricKey, name: [UInt8]) -> (SymmetricKey, SymmetricKey) {
+        let both = HKDF<SHA256>.deriveKey(inputKeyMaterial: epochKey, salt: name, info: Data("sealed version".utf8), outputByteCount: 64)
+        return both.withUnsafeBytes { bytes in
+            (SymmetricKey(data: Data(bytes.prefix(32))), SymmetricKey(data: Data(bytes.suffix(32))))
+        }
+    }
+
+    /// The domain, the format, the epoch, the store identifier and the name.
+    static func associatedData(format: UInt8, epoch: UInt32, keys: EncryptionKeys, name: [UInt8]) -> Data {
+        var data = domain
+        data.append(format)
+        appendBigEndian(epoch, to: &data)
+        data.append(keys.storeIdentifier)
+        data.append(contentsOf: name)
+        return data
+    }
+
+    /// PADMÉ (Nikitin et al., "Reducing metadata leakage from encrypted files and
+    /// communication with PURBs", 2019): `length` rounded up so that only its top
+    /// ⌊log₂ ⌊log₂ length⌋⌋ + 1 bits may be non-zero; at most 12 % more, and a size leaks
+    /// O(log log length) bits.
+    static func padme(_ length: Int) -> Int {
+        guard length > 1 else { return length }
+        let exponent = Int.bitWidth - 1 - length.leadingZeroBitCount          // ⌊log₂ L⌋
+        let significant = Int.bitWidth - exponent.leadingZeroBitCount          // ⌊log₂ E⌋ + 1
+        let mask = (1 << max(0, exponent - significant)) - 1
+        return (length + mask) & ~mask
+    }
+
+    /// Lower-case hex.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes of 64 lower-case hex digits, or nil.
+    static func name(fromHex text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 64 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        var index = 0
+        while index < 64 {
+            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func appendBigEndian(_ value: UInt32, to data: inout Data) {
+        withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
+    }
+}
