@@ -234,8 +234,10 @@ let modules: [Module] = [
     // Packages/LLVSEncryption
     Module(name: "LLVSEncryption", kind: .library, package: "LLVSEncryption",
            local: ["LLVSSupport", "LLVSCore", "LLVSStore", "LLVSExchange"], external: [crypto]),
+    Module(name: "LLVSEncryptionTesting", kind: .testSupport, package: "LLVSEncryption",
+           local: ["LLVSCore", "LLVSMerge", "LLVSStore"], external: []),
     Module(name: "LLVSEncryptionTests", kind: .test, package: "LLVSEncryption",
-           local: ["LLVSEncryption", "LLVSCore", "LLVSMerge", "LLVSStore", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting"],
+           local: ["LLVSEncryption", "LLVSEncryptionTesting", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting"],
            external: [crypto]),
 
     // Packages/LLVSCoordinator
@@ -263,7 +265,8 @@ let modules: [Module] = [
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
-                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSMerge"],
+                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSMerge", "LLVSEncryption",
+                   "LLVSEncryptionTesting"],
            external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
 
     // Packages/LLVSKeyValue

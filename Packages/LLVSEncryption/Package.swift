@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "LLVSEncryption", targets: ["LLVSEncryption"]),
+        .library(name: "LLVSEncryptionTesting", targets: ["LLVSEncryptionTesting"]),
     ],
     dependencies: [
         .package(path: "../LLVSCore"),
@@ -32,13 +33,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The leak check every transport's tests run: a distinctive corpus, the bytes that
+        // would betray it, and a search of files and dumps for them.
+        .target(
+            name: "LLVSEncryptionTesting",
+            dependencies: [
+                .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSMerge", package: "LLVSMerge"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+            ]
+        ),
         .testTarget(
             name: "LLVSEncryptionTests",
             dependencies: [
                 "LLVSEncryption",
+                "LLVSEncryptionTesting",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
-                .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import LLVSCore
 import LLVSEncryption
+import LLVSEncryptionTesting
 import LLVSExchange
-import LLVSMerge
 import LLVSStore
 import LLVSTesting
 import Testing
@@ -21,93 +21,24 @@ import Testing
         try Store(rootDirectoryURL: root.url.appendingPathComponent("store-\(UUID().uuidString)"))
     }
 
-    /// A corpus of versions whose every identifier, timestamp, metadata key and value is
-    /// distinctive, on two branches and a merge.
-    static func corpus(in store: Store) throws -> [Version] {
-        var made: [Version] = []
-        var metadata: Version.Metadata = [:]
-        metadata[.init(rawValue: "author-Leakcheck-Metadata-Key")] = .init(data: Data("Leakcheck-Author-Name".utf8))
-        let first = try store.makeVersion(basedOnPredecessor: nil, storing: (0..<20).map { index in
-            .insert(Value(idString: "leak-value-\(index)", data: Data("Leakcheck secret number \(index) of twenty, with padding text".utf8)))
-        }, metadata: metadata)
-        made.append(first)
-        var left = first.id, right = first.id
-        for round in 0..<5 {
-            let l = try store.makeVersion(basedOnPredecessor: left, storing: [
-                .update(Value(idString: "leak-value-\(round)", data: Data("Left branch private note \(round) Leakcheck".utf8))),
-            ])
-            let r = try store.makeVersion(basedOnPredecessor: right, storing: [
-                .update(Value(idString: "leak-value-\(round + 10)", data: Data((0..<64).map { UInt8(($0 * 13 + round) % 256) }))),
-                .remove(.init("leak-value-\(round + 15)")),
-            ])
-            made += [l, r]
-            left = l.id
-            right = r.id
-        }
-        let merge = try store.merge(version: left, with: right, resolvingWith: MostRecentChangeFavoringArbiter())
-        made.append(merge)
-        return made
-    }
-
-    /// Every byte string that would betray the corpus: identifiers (raw, hex, base64),
-    /// timestamps (as text and as seconds), metadata keys, every 8-byte window of every
-    /// value.
-    static func secrets(of store: Store, versions: [Version]) throws -> [(String, [UInt8])] {
-        var needles: [(String, [UInt8])] = []
-        func identifier(_ text: String) {
-            let bytes = Array(text.utf8)
-            needles.append(("id \(text)", bytes))
-            needles.append(("hex of id \(text)", Array(bytes.map { String(format: "%02x", $0) }.joined().utf8)))
-            needles.append(("base64 of id \(text)", Array(Data(bytes).base64EncodedString().dropLast(2).utf8)))
-        }
-        for version in versions {
-            identifier(version.id.rawValue)
-            version.predecessorIds.forEach { identifier($0.rawValue) }
-            needles.append(("timestamp text of \(version.id)", Array("\(version.timestamp)".utf8)))
-            needles.append(("timestamp seconds of \(version.id)", Array("\(Int(version.timestamp))".utf8)))
-            withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { needles.append(("timestamp bits of \(version.id)", Array($0))) }
-            for (key, _) in version.metadata { needles.append(("metadata key \(key.rawValue)", Array(key.rawValue.utf8))) }
-            for change in try store.valueChanges(madeInVersionIdentifiedBy: version.id) {
-                identifier(change.valueId.rawValue)
-                if case .insert(let value) = change, value.data.count >= 8 {
-                    let bytes = [UInt8](value.data)
-                    for start in 0...(bytes.count - 8) { needles.append(("value window of \(value.id) at \(start)", Array(bytes[start..<start + 8]))) }
-                }
-                if case .update(let value) = change, value.data.count >= 8 {
-                    let bytes = [UInt8](value.data)
-                    for start in 0...(bytes.count - 8) { needles.append(("value window of \(value.id) at \(start)", Array(bytes[start..<start + 8]))) }
-                }
-            }
-        }
-        return needles
-    }
-
-    /// The hits of `needles` in every file under `directory`.
-    static func hits(of needles: [(String, [UInt8])], under directory: URL) throws -> [String] {
-        var hits: [String] = []
-        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
-        while let url = files?.nextObject() as? URL {
-            guard (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
-            let data = try Data(contentsOf: url)
-            hits += needles.filter { data.range(of: Data($0.1)) != nil }.map { "\($0.0) in \(url.lastPathComponent)" }
-            // The file's name is on the other side too.
-            hits += needles.filter { url.path.utf8.count >= $0.1.count && Data(url.path.utf8).range(of: Data($0.1)) != nil }.map { "\($0.0) in path \(url.path)" }
-        }
-        return hits
-    }
-
     @Test(arguments: FileSystemExchange.DirectoryFormat.allCases)
     func aSharedDirectoryHoldsNoIdentifierTimestampMetadataKeyOrValueInTheClear(format: FileSystemExchange.DirectoryFormat) async throws {
         let sender = try makeStore(), receiver = try makeStore()
-        let versions = try Self.corpus(in: sender)
+        let versions = try LeakCheck.makeCorpus(in: sender)
         let shared = root.url.appendingPathComponent("shared-\(format)")
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         try await EncryptedExchange(sealing: FileSystemExchange(rootDirectoryURL: shared, store: sender, newDirectoryFormat: format), keys: keys).send()
 
-        let needles = try Self.secrets(of: sender, versions: versions)
+        let needles = try LeakCheck.needles(of: versions, in: sender)
         #expect(needles.count > 1_000)
-        let hits = try Self.hits(of: needles, under: shared)
+        let hits = try LeakCheck.hits(of: needles, under: shared)
         #expect(hits.isEmpty, "\(hits.count) leaks, first \(hits.prefix(5))")
+
+        // The same search finds the corpus in a directory it was sent to in the clear.
+        let clear = root.url.appendingPathComponent("clear-\(format)")
+        try await FileSystemExchange(rootDirectoryURL: clear, store: sender, newDirectoryFormat: format).send()
+        let clearHits = try LeakCheck.hits(of: needles, under: clear)
+        #expect(LeakCheck.findsEveryVersionIdentifier(of: versions, in: clearHits), "the search missed the corpus sent in the clear")
 
         let added = try await EncryptedExchange(sealing: FileSystemExchange(rootDirectoryURL: shared, store: receiver), keys: keys).retrieve()
         #expect(Set(added) == Set(versions.map(\.id)))
@@ -123,7 +54,7 @@ import Testing
     func aTamperedBlobIsRefusedAndNothingIsAdded(_ tampering: Tampering) async throws {
         let sender = try makeStore(), receiver = try makeStore()
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
-        let versions = try Self.corpus(in: sender)
+        let versions = try LeakCheck.makeCorpus(in: sender)
         let honest = MemoryExchangeSpace()
         try await EncryptedExchange(sealing: MemoryExchange(space: honest, store: sender), keys: keys).send()
 
@@ -182,7 +113,7 @@ import Testing
 
     @Test func theSameDataInTwoStoresGivesOtherNamesAndBlobs() async throws {
         let first = try makeStore(), second = try makeStore()
-        let versions = try Self.corpus(in: first)
+        let versions = try LeakCheck.makeCorpus(in: first)
         for id in first.queryHistory({ $0.versionIdentifiers(addedAt: 0..<$0.count) }) {
             let version = try #require(first.version(identifiedBy: id))
             _ = try second.addVersion(version, storing: try first.valueChanges(madeInVersionIdentifiedBy: version.id))
@@ -253,7 +184,7 @@ import Testing
     /// no metadata, one value.
     @Test func theOtherSideSeesOnlyCarriers() async throws {
         let sender = try makeStore()
-        let versions = try Self.corpus(in: sender)
+        let versions = try LeakCheck.makeCorpus(in: sender)
         let space = MemoryExchangeSpace()
         try await EncryptedExchange(sealing: MemoryExchange(space: space, store: sender), keys: EncryptionKeys(storeKey: StoreEncryptionKey())).send()
         let reader = MemoryExchange(space: space, store: try makeStore())

@@ -1,0 +1,126 @@
+import Foundation
+import LLVSEncryption
+import LLVSEncryptionTesting
+import LLVSExchangeTesting
+import LLVSHTTPExchange
+import LLVSStore
+import LLVSSyncPostgres
+import LLVSSyncStorage
+import LLVSTesting
+import Testing
+
+/// `EncryptedExchange` over the HTTP exchange and the sync server, on SQLite and on
+/// PostgreSQL: it passes `ExchangeConformance`, and what the server keeps holds nothing of
+/// the versions in the clear.
+@Suite(.serialized) struct EncryptedHTTPExchangeTests {
+    @Test(arguments: ExchangeConformance.Check.allCases, StorageKind.available)
+    func encryptedHTTPExchangeConforms(_ check: ExchangeConformance.Check, storage: StorageKind) async throws {
+        let server = try await SharedServers.server(for: storage)
+        try await ExchangeConformance { _ in
+            let url = server.storeURL(uniqueStoreName("encrypted"))
+            let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+            return { store in
+                EncryptedExchange(sealing: try HTTPExchange(storeURL: url, store: store, accessToken: testToken,
+                                                            retryPolicy: .init(maximumAttempts: 6, initialDelay: .milliseconds(50)),
+                                                            notificationPollSeconds: 5), keys: keys)
+            }
+        }.run(check)
+    }
+
+    /// The leak check: the corpus synced through a server of its own (its own SQLite file,
+    /// or its own PostgreSQL database), then every file of the SQLite storage, or a
+    /// `pg_dump` of the database, searched for every identifier, timestamp, metadata key
+    /// and 8-byte window of a value.
+    @Test(arguments: StorageKind.available)
+    func theServerKeepsNothingInTheClear(storage: StorageKind) async throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-encrypted-leak")
+        let database = try LeakDatabase(kind: storage, directory: directory)
+        let server = try await RunningServer(storage: try await database.makeStorage())
+        let sender = try Client("sender"), receiver = try Client("receiver")
+        let versions = try LeakCheck.makeCorpus(in: sender.store)
+        let url = server.storeURL(uniqueStoreName("leak"))
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        try await EncryptedExchange(sealing: try sender.exchange(url), keys: keys).send()
+        let added = try await EncryptedExchange(sealing: try receiver.exchange(url), keys: keys).retrieve()
+        #expect(Set(added) == Set(versions.map(\.id)))
+
+        let needles = try LeakCheck.needles(of: versions, in: sender.store)
+        let hits = try database.hits(of: needles)
+        #expect(hits.isEmpty, "\(hits.count) leaks, first \(hits.prefix(5))")
+        // The same search finds the corpus once it is sent in the clear.
+        try await sender.exchange(server.storeURL(uniqueStoreName("clear"))).send()
+        await server.stop()
+        let clearHits = try database.hits(of: needles)
+        #expect(LeakCheck.findsEveryVersionIdentifier(of: versions, in: clearHits), "the search missed the corpus sent in the clear")
+        try database.drop()
+    }
+}
+
+/// A server storage of the leak check's own, and a search of what it keeps.
+private struct LeakDatabase {
+    let kind: StorageKind
+    let directory: TemporaryDirectory
+    /// The PostgreSQL database's URL and name.
+    let postgres: (url: String, name: String)?
+
+    init(kind: StorageKind, directory: TemporaryDirectory) throws {
+        self.kind = kind
+        self.directory = directory
+        guard kind == .postgres else {
+            postgres = nil
+            return
+        }
+        let base = try #require(postgresURL)
+        let name = "llvs_leak_\(UUID().uuidString.prefix(8).lowercased())"
+        try Self.run("psql", [base, "-v", "ON_ERROR_STOP=1", "-q", "-c", "CREATE DATABASE \(name)"])
+        var components = try #require(URLComponents(string: base))
+        components.path = "/\(name)"
+        postgres = (try #require(components.string), name)
+    }
+
+    func makeStorage() async throws -> any SyncStorage {
+        if let postgres { return try await PostgresSyncStorage(url: postgres.url) }
+        return try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
+    }
+
+    /// The needles found: in every file of the SQLite storage, or in a data dump of the
+    /// PostgreSQL database (where `bytea` columns are written in hex, so each needle is
+    /// looked for in hex too).
+    func hits(of needles: [LeakCheck.Needle]) throws -> [String] {
+        guard let postgres else { return try LeakCheck.hits(of: needles, under: directory.url) }
+        let dump = try Self.run("pg_dump", ["--data-only", "--dbname=\(postgres.url)"])
+        return LeakCheck.hits(of: needles + LeakCheck.inHex(needles), in: dump, location: "pg_dump of \(postgres.name)")
+    }
+
+    func drop() throws {
+        guard let postgres, let base = postgresURL else { return }
+        try Self.run("psql", [base, "-q", "-c", "DROP DATABASE IF EXISTS \(postgres.name) WITH (FORCE)"])
+    }
+
+    /// Runs one of PostgreSQL's client tools (from PATH, else the newest under
+    /// /usr/lib/postgresql), returning its standard output.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let installed = versions.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.last.map { "/usr/lib/postgresql/\($0)/bin/\(tool)" }
+        let process = Process()
+        if let installed, FileManager.default.isExecutableFile(atPath: installed) {
+            process.executableURL = URL(fileURLWithPath: installed)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [tool] + arguments
+        }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("\(tool) failed (\(process.terminationStatus)): \(String(decoding: message, as: UTF8.self))")
+        }
+        return data
+    }
+}
