@@ -237,8 +237,9 @@ let modules: [Module] = [
     Module(name: "LLVSEncryptionTesting", kind: .testSupport, package: "LLVSEncryption",
            local: ["LLVSCore", "LLVSMerge", "LLVSStore"], external: []),
     Module(name: "LLVSEncryptionTests", kind: .test, package: "LLVSEncryption",
-           local: ["LLVSEncryption", "LLVSEncryptionTesting", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting"],
-           external: [crypto]),
+           local: ["LLVSEncryption", "LLVSEncryptionTesting", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting",
+                   "LLVSTesting", "LLVSTestingGenerators"],
+           external: [crypto, propertyBased]),
 
     // Packages/LLVSCoordinator
     Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",

@@ -21,6 +21,7 @@ let package = Package(
         .package(path: "../LLVSExchange"),
         .package(path: "../LLVSTesting"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -52,8 +53,11 @@ let package = Package(
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),
+                .product(name: "LLVSStoreTesting", package: "LLVSStore"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
     ]

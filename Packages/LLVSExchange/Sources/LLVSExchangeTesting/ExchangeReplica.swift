@@ -22,6 +22,9 @@ import LLVSTesting
 /// let makeReplica = ExchangeReplica.factory(backend: .file)
 /// let violations = try await ConvergenceSimulation.check(history, makeReplica: makeReplica)
 /// ```
+///
+/// An exchange that wraps another (an encrypting one) runs the same histories through
+/// `factory(backend:wrapping:)`: every exchange the replicas make is wrapped.
 public final class ExchangeReplica: FuzzReplica {
     /// The store replica underneath.
     public let base: StoreReplica
@@ -54,10 +57,14 @@ public final class ExchangeReplica: FuzzReplica {
     /// A maker of new, empty replicas on `backend` that all share one channel, made with
     /// the first replica: what a simulation's `makeReplica` is. Each call of `factory`
     /// makes a new channel, so call it once per history.
-    public static func factory(backend: StoreReplica.Backend) -> () throws -> ExchangeReplica {
+    ///
+    /// - Parameter wrapping: Applied to every exchange the replicas make (their channels to
+    ///   each other and to the shared channel), for exchanges that wrap another.
+    public static func factory(backend: StoreReplica.Backend,
+                               wrapping: @escaping @Sendable (any Exchange) -> any Exchange = { $0 }) -> () throws -> ExchangeReplica {
         var channel: SharedExchangeChannel?
         return {
-            let shared = try channel ?? SharedExchangeChannel(backend: backend)
+            let shared = try channel ?? SharedExchangeChannel(backend: backend, wrapping: wrapping)
             channel = shared
             return try ExchangeReplica(backend: backend, sharing: shared)
         }
@@ -163,12 +170,13 @@ public final class ExchangeReplica: FuzzReplica {
         switch base.backend {
         case .memory:
             let space = MemoryExchangeSpace()
-            channel = Channel(sending: MemoryExchange(space: space, store: sender.base.store),
-                              receiving: MemoryExchange(space: space, store: base.store), directory: nil)
+            channel = Channel(sending: sharedChannel.wrapping(MemoryExchange(space: space, store: sender.base.store)),
+                              receiving: sharedChannel.wrapping(MemoryExchange(space: space, store: base.store)), directory: nil)
         case .file, .sqlite:
             let directory = try TemporaryDirectory(prefix: "llvs-fuzz-exchange")
-            channel = Channel(sending: FileSystemExchange(rootDirectoryURL: directory.url, store: sender.base.store),
-                              receiving: FileSystemExchange(rootDirectoryURL: directory.url, store: base.store), directory: directory)
+            channel = Channel(sending: sharedChannel.wrapping(FileSystemExchange(rootDirectoryURL: directory.url, store: sender.base.store)),
+                              receiving: sharedChannel.wrapping(FileSystemExchange(rootDirectoryURL: directory.url, store: base.store)),
+                              directory: directory)
         }
         channels[ObjectIdentifier(sender)] = channel
         return channel
@@ -190,18 +198,22 @@ public final class SharedExchangeChannel {
     public let backend: StoreReplica.Backend
     let space = MemoryExchangeSpace()
     let directory: TemporaryDirectory?
+    /// Applied to every exchange the replicas sharing this channel make.
+    let wrapping: @Sendable (any Exchange) -> any Exchange
 
-    /// A new, empty channel for replicas on `backend`.
+    /// A new, empty channel for replicas on `backend`, whose exchanges are passed through
+    /// `wrapping` (unchanged by default).
     ///
     /// - Throws: When the directory cannot be created.
-    public init(backend: StoreReplica.Backend) throws {
+    public init(backend: StoreReplica.Backend, wrapping: @escaping @Sendable (any Exchange) -> any Exchange = { $0 }) throws {
         self.backend = backend
+        self.wrapping = wrapping
         directory = backend == .memory ? nil : try TemporaryDirectory(prefix: "llvs-fuzz-shared")
     }
 
     /// A new exchange between `store` and the channel.
     func exchange(for store: Store) -> any Exchange {
-        guard let directory else { return MemoryExchange(space: space, store: store) }
-        return FileSystemExchange(rootDirectoryURL: directory.url, store: store)
+        guard let directory else { return wrapping(MemoryExchange(space: space, store: store)) }
+        return wrapping(FileSystemExchange(rootDirectoryURL: directory.url, store: store))
     }
 }
