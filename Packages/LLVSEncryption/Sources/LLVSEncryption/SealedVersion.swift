@@ -31,10 +31,6 @@ enum SealedVersion {
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key,
     ///   or a payload of 4 GiB or more.
     static func seal(_ version: Version, changes: [Value.Change], name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
-        let epoch = keys.currentEpoch
-        guard let epochKey = keys.key(ofEpoch: epoch) else {
-            throw EncryptionError.invalidKey(reason: "the current epoch \(epoch) has no key")
-        }
         let payload = ExchangeBatch.encode([(version, changes)])
         guard let length = UInt32(exactly: payload.count) else {
             throw EncryptionError.invalidKey(reason: "a version of \(payload.count) bytes is too large to seal (at most 4 GiB)")
@@ -43,7 +39,17 @@ enum SealedVersion {
         appendBigEndian(length, to: &plaintext)
         plaintext.append(payload)
         plaintext.append(Data(count: padme(plaintext.count) - plaintext.count))
+        return try seal(plaintext: plaintext, epoch: keys.currentEpoch, name: name, keys: keys)
+    }
 
+    /// The blob of `plaintext` (already framed and padded) under `epoch`: what ``seal(_:changes:name:keys:)``
+    /// does after framing, and what the vectors use to seal plaintexts no writer makes.
+    ///
+    /// - Throws: ``EncryptionError/invalidKey(reason:)`` when `epoch` has no key.
+    static func seal(plaintext: Data, epoch: UInt32, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
+        guard let epochKey = keys.key(ofEpoch: epoch) else {
+            throw EncryptionError.invalidKey(reason: "epoch \(epoch) has no key")
+        }
         let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
         let nonceBytes = Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12))
         var header = Data([chaChaPolyFormat])
@@ -183,7 +189,7 @@ enum SealedVersion {
         return bytes
     }
 
-    private static func appendBigEndian(_ value: UInt32, to data: inout Data) {
+    static func appendBigEndian(_ value: UInt32, to data: inout Data) {
         withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
     }
 }
