@@ -24,7 +24,7 @@ import Testing
         var expected: [ZoneReference: Data] = [:]
         for version in versions {
             let items = keys.enumerated().map { Self.item($0.element, version, "\(version.debugDescription) \($0.offset)") }
-            try #require(zones.committer).commitVersion(values: items, maps: items, record: Data(version.utf8))
+            try zones.committer.commitVersion(values: items, maps: items, record: Data(version.utf8))
             for item in items { expected[item.reference] = item.data }
         }
         for storage in [zones, try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)] {
@@ -42,7 +42,7 @@ import Testing
     @Test func aDamagedRowIsAnErrorNamingItNeverWrongBytes() throws {
         let directory = try TemporaryDirectory()
         let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
-        try #require(zones.committer).commitVersion(values: [Self.item("a", "V", "apple"), Self.item("b", "V", "banana")],
+        try zones.committer.commitVersion(values: [Self.item("a", "V", "apple"), Self.item("b", "V", "banana")],
                                                     maps: [Self.item("node", "V", "n")], record: Data("record".utf8))
         #expect(zones.checkStoredBytes?() == [])
         try Self.queue(in: directory).write { db in
@@ -144,7 +144,7 @@ import Testing
         #expect(records == [Data("r1\n".utf8), Data("r2".utf8)])
         #expect(zones.checkStoredBytes?() == [])
         // New records continue the sequence.
-        try #require(zones.committer).commitVersion(values: [Self.item("b", "V2", "3")], maps: [], record: Data("r3".utf8))
+        try zones.committer.commitVersion(values: [Self.item("b", "V2", "3")], maps: [], record: Data("r3".utf8))
         #expect(try zones.versions.records(after: cursor).records == [Data("r3".utf8)])
         #expect(try Self.queue(in: directory).read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
                 == ["v1", "v2", "v3"])
@@ -188,7 +188,7 @@ import Testing
         #expect(zones.checkStoredBytes?() == [])
         let (records, cursor) = try zones.versions.records(after: .start)
         #expect(records == [Data("r1".utf8), Data("r2".utf8)])
-        try #require(zones.committer).commitVersion(values: [Self.item("b", "V3", "4"), Self.item("a", "V1", "changed")], maps: [],
+        try zones.committer.commitVersion(values: [Self.item("b", "V3", "4"), Self.item("a", "V1", "changed")], maps: [],
                                                     record: Data("r3".utf8))
         #expect(try zones.values.data(for: [ZoneReference(key: "b", version: "V3"), ZoneReference(key: "a", version: "V1")])
                 == [Data("4".utf8), Data("1".utf8)])

@@ -14,7 +14,7 @@ import Testing
     @Test func aCommitStoresTheItemsAndAppendsTheRecord() throws {
         let directory = try TemporaryDirectory()
         let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
-        let committer = try #require(zones.committer)
+        let committer = zones.committer
         try committer.commitVersion(values: [Self.item("b", "V", "2"), Self.item("a", "V", "1"), Self.item("b", "V", "3")],
                                     maps: [Self.item("node", "V", "n")], record: Data("record".utf8))
         // A fresh opening sees everything; of two items under one reference the last won.
@@ -43,7 +43,7 @@ import Testing
         }
         var items = keys.enumerated().map { ZoneItem(reference: ZoneReference(key: .init($0.element), version: "V\0x"), data: data($0.offset)) }
         items.append(ZoneItem(reference: items[count / 2].reference, data: Data("last".utf8)))
-        try #require(zones.committer).commitVersion(values: items, maps: [], record: Data("r".utf8))
+        try zones.committer.commitVersion(values: items, maps: [], record: Data("r".utf8))
         try zones.maps.store(items)
         var expected = Dictionary(items.map { ($0.reference, $0.data) }, uniquingKeysWith: { $1 })
         expected[items[count / 2].reference] = Data("last".utf8)
@@ -117,7 +117,7 @@ import Testing
     @Test func aNewDatabaseHasSmallPagesAndEachCommitAppendsItsRows() throws {
         let directory = try TemporaryDirectory()
         let zones = try SQLiteStorage().makeZones(rootDirectoryURL: directory.url)
-        let committer = try #require(zones.committer)
+        let committer = zones.committer
         try committer.commitVersion(values: [Self.item("m", "Z", "1"), Self.item("a", "Z", "2")], maps: [Self.item("n", "Z", "3")], record: Data("r1".utf8))
         try committer.commitVersion(values: [Self.item("z", "A", "4"), Self.item("b", "A", "5")], maps: [Self.item("n", "A", "6")], record: Data("r2".utf8))
         let queue = try DatabaseQueue(path: directory.url.appendingPathComponent(SQLiteStorage.databaseFileName).path)
