@@ -215,7 +215,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         for (version, changes) in versionChanges {
             let name = keys.name(of: version.id)
             let blob = try SealedVersion.seal(version, changes: changes, name: name, keys: keys)
-            let hexName = SealedVersion.hex(name)
+            let hexName = Hex.encode(name)
             names[hexName] = version.id
             carriers.append((Version(id: Version.ID(hexName), predecessors: nil, timestamp: 0, valueDataSize: Int64(blob.count), metadata: [:]),
                              [.insert(Value(id: Self.sealedValueId, data: blob))]))
@@ -240,7 +240,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         }
         guard !added.isEmpty else { return }
         let keys = currentKeys
-        let names = added.map { SealedVersion.hex(keys.name(of: $0)) }
+        let names = added.map { Hex.encode(keys.name(of: $0)) }
         cache.withLock { cache in
             guard cache.namedVersionCount == start else { return }
             for (name, id) in zip(names, added) { cache.versionIdsByName[name] = id }
@@ -301,12 +301,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
     private func fetchAgain(_ ids: [Version.ID], missing: (Version.ID) -> ExchangeError) async throws -> [(Version, [Value.Change])] {
         guard !ids.isEmpty else { return [] }
         let keys = currentKeys
-        let names = ids.map { SealedVersion.hex(keys.name(of: $0)) }
-        let known = cache.withLock { cache in names.allSatisfy { cache.versionIdsByName[$0] != nil } }
-        guard known else {
-            let first = zip(ids, names).first { name in cache.withLock { $0.versionIdsByName[name.1] == nil } }
-            throw missing(first?.0 ?? ids[0])
-        }
+        let names = ids.map { Hex.encode(keys.name(of: $0)) }
+        let unnamed = cache.withLock { cache in zip(ids, names).first { cache.versionIdsByName[$0.1] == nil } }
+        if let (id, _) = unnamed { throw missing(id) }
         var result: [(Version, [Value.Change])] = []
         for (id, (_, opened)) in zip(ids, try await openBlobs(named: names)) {
             guard case .version(let version, let changes) = opened else { throw missing(id) }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSSupport
 
 /// One version with its changes, sealed into one blob (SPEC.md, "Encrypted exchanges"):
 ///
@@ -82,7 +83,7 @@ enum SealedVersion {
     ///   ``EncryptionError/unsupportedFormat(name:format:)``,
     ///   ``EncryptionError/malformedContents(name:reason:)``.
     static func open(_ blob: Data, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Opened {
-        let hexName = hex(name)
+        let hexName = Hex.encode(name)
         let bytes = [UInt8](blob)
         guard bytes.count >= headerCount + tagCount else {
             throw EncryptionError.tampered(name: hexName, reason: "\(bytes.count) bytes is shorter than a header and a tag")
@@ -163,17 +164,6 @@ enum SealedVersion {
         let significant = Int.bitWidth - exponent.leadingZeroBitCount          // ⌊log₂ E⌋ + 1
         let mask = (1 << max(0, exponent - significant)) - 1
         return (length + mask) & ~mask
-    }
-
-    /// Lower-case hex.
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The bytes of 64 lower-case hex digits, or nil.

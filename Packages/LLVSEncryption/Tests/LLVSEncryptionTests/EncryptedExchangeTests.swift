@@ -111,6 +111,38 @@ import Testing
         case flippedBit, swappedBetweenNames, replayedFromAnotherStore, truncated
     }
 
+    /// What is not a sealed version in an encrypted location — a version sent in the clear,
+    /// a carrier of the wrong shape under a well-formed name — is refused with
+    /// `EncryptionError.notSealed`, and nothing is added.
+    @Test func whatIsNotASealedVersionIsRefused() async throws {
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let hexName = Version.ID(String(repeating: "ab", count: 32))
+        let cases: [(String, VersionChanges)] = [
+            ("a version in the clear", (Version(id: .init("plain"), timestamp: 1), [.insert(Value(idString: "x", data: Data("clear".utf8)))])),
+            ("two changes", (Version(id: hexName, timestamp: 0), [.insert(Value(id: EncryptedExchange.sealedValueId, data: Data(count: 40))),
+                                                                 .insert(Value(idString: "extra", data: Data()))])),
+            ("another value", (Version(id: hexName, timestamp: 0), [.insert(Value(idString: "other", data: Data(count: 40)))])),
+            ("upper-case hex", (Version(id: .init(hexName.rawValue.uppercased()), timestamp: 0),
+                                [.insert(Value(id: EncryptedExchange.sealedValueId, data: Data(count: 40)))])),
+        ]
+        for (title, carrier) in cases {
+            let space = MemoryExchangeSpace()
+            try await MemoryExchange(space: space, store: try makeStore()).send(versionChanges: [carrier])
+            let receiver = try makeStore()
+            let exchange = EncryptedExchange(sealing: MemoryExchange(space: space, store: receiver), keys: keys)
+            do {
+                try await exchange.retrieve()
+                Issue.record("\(title): retrieved")
+            } catch let error as EncryptionError {
+                guard case .notSealed = error else {
+                    Issue.record("\(title): \(error)")
+                    continue
+                }
+            }
+            #expect(receiver.queryHistory { $0.allVersionIdentifiers }.isEmpty, "\(title): something was added")
+        }
+    }
+
     @Test func theSameDataInTwoStoresGivesOtherNamesAndBlobs() async throws {
         let first = try makeStore(), second = try makeStore()
         let versions = try LeakCheck.makeCorpus(in: first)
