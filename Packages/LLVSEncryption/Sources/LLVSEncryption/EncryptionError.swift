@@ -7,6 +7,16 @@ import LLVSCore
 public enum EncryptionError: Error, Hashable, CustomStringConvertible {
     /// A key of the wrong size or form.
     case invalidKey(reason: String)
+    /// Words that are not a recovery phrase: a word not in the list, a count other than 24,
+    /// or words whose checksum does not match.
+    case invalidPhrase(reason: String)
+    /// The keyring on the other side does not hold up: a revision not signed by a device
+    /// enrolled before it, a broken chain, a slot that does not open, or a revision made by
+    /// someone without the store's key.
+    case keyringRejected(revision: UInt32, reason: String)
+    /// The keyring holds no keys for this device or phrase: it was never enrolled, it was
+    /// removed, or the phrase was replaced when a device was removed.
+    case notEnrolled(reason: String)
     /// The blob does not open under the key its header names: a flipped bit, a cut, a blob
     /// moved from another name or replayed from another store, a header changed.
     case tampered(name: String, reason: String)
@@ -23,6 +33,12 @@ public enum EncryptionError: Error, Hashable, CustomStringConvertible {
         switch self {
         case .invalidKey(let reason):
             return "invalid encryption key: \(reason)"
+        case .invalidPhrase(let reason):
+            return "not a recovery phrase: \(reason)"
+        case let .keyringRejected(revision, reason):
+            return "keyring revision \(revision) refused: \(reason)"
+        case .notEnrolled(let reason):
+            return "the keyring holds no keys for you: \(reason)"
         case let .tampered(name, reason):
             return "sealed version \(name) was tampered with or belongs elsewhere: \(reason)"
         case let .malformedContents(name, reason):

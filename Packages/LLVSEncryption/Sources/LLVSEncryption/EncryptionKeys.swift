@@ -23,6 +23,11 @@ public struct StoreEncryptionKey: Sendable, Equatable {
         }
         self.rawRepresentation = Data(rawRepresentation)
     }
+
+    /// The key with `bytes`, which the caller has checked are 32.
+    init(checkedBytes bytes: Data) {
+        rawRepresentation = bytes
+    }
 }
 
 /// The keys an ``EncryptedExchange`` seals and opens with, derived from a
@@ -61,6 +66,16 @@ public struct EncryptionKeys: Sendable {
         nameKeyBytes = derive("version names", 32).withUnsafeBytes { Data($0) }
         currentEpoch = 0
         epochKeys = [0: derive("epoch 0", 32).withUnsafeBytes { Data($0) }]
+    }
+
+    /// The keys of `storeKey` with the keys of epochs 1, 2… after epoch 0's, the last current.
+    /// Each key has 32 bytes (the keyring checks them when it reads them).
+    init(storeKey: StoreEncryptionKey, laterEpochKeys: ArraySlice<Data>) {
+        self.init(storeKey: storeKey)
+        for (offset, key) in laterEpochKeys.enumerated() {
+            epochKeys[UInt32(offset + 1)] = key
+        }
+        currentEpoch = UInt32(laterEpochKeys.count)
     }
 
     /// These keys with `key` for `epoch` (replacing what they held for it), current if

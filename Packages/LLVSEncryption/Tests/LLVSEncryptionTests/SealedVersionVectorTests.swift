@@ -202,7 +202,7 @@ import Testing
                 case .malformedContents: found = "malformedContents"
                 case .unsupportedFormat: found = "unsupportedFormat"
                 case .notSealed: found = "notSealed"
-                case .invalidKey: found = "invalidKey"
+                case .invalidKey, .invalidPhrase, .keyringRejected, .notEnrolled: found = "\(error)"
                 }
             }
             #expect(found == vector.errorClass, "\(vector.name)")

@@ -161,7 +161,7 @@ struct RawClient {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(body) }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(120))
         let data = try await response.body.collect(upTo: 1 << 26)
         return (Int(response.status.code), Data(data.readableBytesView))
     }
