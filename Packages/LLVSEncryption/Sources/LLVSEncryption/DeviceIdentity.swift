@@ -64,15 +64,6 @@ public struct DeviceIdentity: Sendable {
         return data
     }
 
-    /// The Ed25519 signature of `message`.
-    func sign(_ message: Data) throws(EncryptionError) -> Data {
-        do {
-            return try Curve25519.Signing.PrivateKey(rawRepresentation: signingPrivateKey).signature(for: message)
-        } catch {
-            throw EncryptionError.invalidKey(reason: "signing failed: \(error)")
-        }
-    }
-
     /// The X25519 private key, for opening the keyring slot sealed to this device.
     var agreementKey: Curve25519.KeyAgreement.PrivateKey {
         get throws(EncryptionError) {

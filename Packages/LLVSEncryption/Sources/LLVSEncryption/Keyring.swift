@@ -103,14 +103,19 @@ public struct Keyring: Sendable {
             if let previous = parsed.last, revision.epoch < previous.epoch {
                 throw EncryptionError.keyringRejected(revision: revision.number, reason: "its epoch \(revision.epoch) goes back from \(previous.epoch)")
             }
-            let signers = parsed.last?.devices ?? revision.devices
-            guard let author = signers.first(where: { Array($0.id) == revision.authorId }) else {
+            let authority = parsed.last ?? revision
+            let signer: (name: String, key: Data)
+            if revision.authorId == Revision.phraseAuthorId {
+                signer = ("the recovery phrase", authority.recoverySigningKey)
+            } else if let author = authority.devices.first(where: { Array($0.id) == revision.authorId }) {
+                signer = (author.name, author.signingKey)
+            } else {
                 throw EncryptionError.keyringRejected(revision: revision.number, reason: "its author \(Hex.encode(revision.authorId)) is not an enrolled device")
             }
             let signed = revision.bytes.prefix(revision.bytes.count - Revision.signatureCount)
-            guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: author.signingKey),
+            guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: signer.key),
                   key.isValidSignature(revision.bytes.suffix(Revision.signatureCount), for: signed) else {
-                throw EncryptionError.keyringRejected(revision: revision.number, reason: "the signature of \(author.name) does not match")
+                throw EncryptionError.keyringRejected(revision: revision.number, reason: "the signature of \(signer.name) does not match")
             }
             parsed.append(revision)
         }
@@ -130,7 +135,7 @@ public struct Keyring: Sendable {
     public static func founding(storeKey: StoreEncryptionKey, founder: DeviceIdentity) throws(EncryptionError) -> Keyring {
         let secrets = KeyringSecrets(storeKey: storeKey, recoveryPhrase: RecoveryPhrase(storeKey: storeKey),
                                      epochKeys: [epochZeroKey(of: storeKey)])
-        return Keyring(parsed: [try Revision.seal(number: 0, previous: nil, devices: [founder.record], secrets: secrets, author: founder)])
+        return Keyring(parsed: [try Revision.seal(number: 0, previous: nil, devices: [founder.record], secrets: secrets, author: Signer(founder))])
     }
 
     /// The devices enrolled now.
@@ -188,11 +193,23 @@ public struct Keyring: Sendable {
     ///   ``EncryptionError/invalidKey(reason:)`` when the device is already enrolled or the
     ///   keyring would list more than 255.
     public func adding(_ device: DeviceRecord, by author: DeviceIdentity) throws(EncryptionError) -> Keyring {
-        let secrets = try secrets(for: author)
+        try adding(device, secrets: try secrets(for: author), signer: Signer(author))
+    }
+
+    /// This keyring with `device` enrolled on the authority of the current recovery phrase:
+    /// how a device that restored from the phrase alone joins (``LLVSEncryption/RecoveryPhrase``).
+    ///
+    /// - Throws: ``EncryptionError/notEnrolled(reason:)`` when `phrase` is not the current
+    ///   phrase, ``EncryptionError/invalidKey(reason:)`` as ``adding(_:by:)``.
+    public func adding(_ device: DeviceRecord, byPhrase phrase: RecoveryPhrase) throws(EncryptionError) -> Keyring {
+        try adding(device, secrets: try secrets(for: phrase), signer: Signer(phrase))
+    }
+
+    private func adding(_ device: DeviceRecord, secrets: KeyringSecrets, signer: Signer) throws(EncryptionError) -> Keyring {
         guard !devices.contains(where: { $0.id == device.id }) else {
             throw EncryptionError.invalidKey(reason: "device \(device.name) is already enrolled")
         }
-        return try appending(devices: devices + [device], secrets: secrets, author: author)
+        return try appending(devices: devices + [device], secrets: secrets, signer: signer)
     }
 
     /// This keyring without the device whose identifier is `deviceId`, by `author`: a new
@@ -204,14 +221,28 @@ public struct Keyring: Sendable {
     ///   ``EncryptionError/invalidKey(reason:)`` when no such device is enrolled or it is the
     ///   author itself.
     public func removing(deviceId: Data, by author: DeviceIdentity) throws(EncryptionError) -> Keyring {
-        let secrets = try secrets(for: author)
-        guard devices.contains(where: { $0.id == deviceId }) else {
-            throw EncryptionError.invalidKey(reason: "no enrolled device has the identifier \(Hex.encode(Array(deviceId)))")
-        }
         guard deviceId != author.record.id else {
             throw EncryptionError.invalidKey(reason: "a device does not remove itself; remove it from another enrolled device")
         }
-        return try appending(devices: devices.filter { $0.id != deviceId }, secrets: rotated(secrets, newPhrase: true), author: author)
+        return try removing(deviceId: deviceId, secrets: try secrets(for: author), signer: Signer(author))
+    }
+
+    /// This keyring without the device whose identifier is `deviceId`, on the authority of
+    /// the current recovery phrase (every device lost or stolen): as ``removing(deviceId:by:)``.
+    ///
+    /// - Throws: ``EncryptionError/notEnrolled(reason:)`` when `phrase` is not the current
+    ///   phrase, ``EncryptionError/invalidKey(reason:)`` when no such device is enrolled or it
+    ///   is the last one.
+    public func removing(deviceId: Data, byPhrase phrase: RecoveryPhrase) throws(EncryptionError) -> Keyring {
+        guard devices.count > 1 else { throw EncryptionError.invalidKey(reason: "the last enrolled device is not removed; add another first") }
+        return try removing(deviceId: deviceId, secrets: try secrets(for: phrase), signer: Signer(phrase))
+    }
+
+    private func removing(deviceId: Data, secrets: KeyringSecrets, signer: Signer) throws(EncryptionError) -> Keyring {
+        guard devices.contains(where: { $0.id == deviceId }) else {
+            throw EncryptionError.invalidKey(reason: "no enrolled device has the identifier \(Hex.encode(Array(deviceId)))")
+        }
+        return try appending(devices: devices.filter { $0.id != deviceId }, secrets: rotated(secrets, newPhrase: true), signer: signer)
     }
 
     /// This keyring with a new epoch, by `author`: versions sealed from now on use a new
@@ -220,7 +251,7 @@ public struct Keyring: Sendable {
     ///
     /// - Throws: ``EncryptionError/notEnrolled(reason:)`` when `author` is not enrolled.
     public func rotating(by author: DeviceIdentity, newPhrase: Bool = false) throws(EncryptionError) -> Keyring {
-        try appending(devices: devices, secrets: rotated(try secrets(for: author), newPhrase: newPhrase), author: author)
+        try appending(devices: devices, secrets: rotated(try secrets(for: author), newPhrase: newPhrase), signer: Signer(author))
     }
 
     /// `secrets` with one more epoch key and, if `newPhrase`, a new random phrase.
@@ -231,10 +262,11 @@ public struct Keyring: Sendable {
                               epochKeys: secrets.epochKeys + [SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }])
     }
 
-    private func appending(devices: [DeviceRecord], secrets: KeyringSecrets, author: DeviceIdentity) throws(EncryptionError) -> Keyring {
+    private func appending(devices: [DeviceRecord], secrets: KeyringSecrets, signer: Signer) throws(EncryptionError) -> Keyring {
         guard devices.count <= 255 else { throw EncryptionError.invalidKey(reason: "a keyring lists at most 255 devices") }
         let last = parsed[parsed.count - 1]
-        let revision = try Revision.seal(number: last.number + 1, previous: last, devices: devices, secrets: secrets, author: author)
+        guard last.number < UInt32.max else { throw EncryptionError.invalidKey(reason: "the keyring has no revision number left") }
+        let revision = try Revision.seal(number: last.number + 1, previous: last, devices: devices, secrets: secrets, author: signer)
         return Keyring(parsed: parsed + [revision])
     }
 
@@ -263,20 +295,24 @@ extension Keyring {
     ///
     /// ```
     /// "LLVSKR" format(1)  revision(u32)  previous(32)  epoch(u32)  author id(16)
-    /// device count(1)  devices (name length(1), name, X25519 key(32), Ed25519 key(32))…
+    /// recovery signing key(32)  device count(1)  devices (name length(1), name, X25519 key(32), Ed25519 key(32))…
     /// recovery slot: nonce(12) ciphertext tag(16)
     /// device slots, in the devices' order: encapsulated key(32) ciphertext tag(16)
     /// MAC(32)  signature(64)
     /// ```
     ///
     /// Integers are big-endian. The header is everything before the recovery slot, and every
-    /// slot authenticates it.
+    /// slot authenticates it. The author id is a device's identifier, or 16 zero bytes for
+    /// the recovery phrase, whose Ed25519 key (derived from its secret) the revision before
+    /// names as its recovery signing key.
     struct Revision: Sendable {
         let bytes: Data
         let number: UInt32
         let previousDigest: [UInt8]
         let epoch: UInt32
         let authorId: [UInt8]
+        /// The Ed25519 public key of the current phrase, which may sign the next revision.
+        let recoverySigningKey: Data
         let devices: [DeviceRecord]
         /// The header's length.
         let headerCount: Int
@@ -288,6 +324,7 @@ extension Keyring {
         static let format: UInt8 = 1
         static let macCount = 32
         static let signatureCount = 64
+        static let phraseAuthorId = [UInt8](repeating: 0, count: 16)
         static let hpkeInfo = Data("LLVS keyring 1".utf8)
         static var suite: HPKE.Ciphersuite { .Curve25519_SHA256_ChachaPoly }
 
@@ -307,6 +344,7 @@ extension Keyring {
                 previousDigest = try reader.bytes(32)
                 epoch = try reader.uint32()
                 authorId = try reader.bytes(16)
+                recoverySigningKey = Data(try reader.bytes(32))
                 let count = Int(try reader.byte())
                 guard count > 0 else { throw EncryptionError.invalidKey(reason: "it lists no device") }
                 var devices: [DeviceRecord] = []
@@ -336,13 +374,14 @@ extension Keyring {
 
         /// A revision sealing `secrets` to `devices` and to the secrets' phrase, signed by `author`.
         static func seal(number: UInt32, previous: Revision?, devices: [DeviceRecord], secrets: KeyringSecrets,
-                         author: DeviceIdentity) throws(EncryptionError) -> Revision {
+                         author: Signer) throws(EncryptionError) -> Revision {
             var data = magic
             data.append(format)
             SealedVersion.appendBigEndian(number, to: &data)
             data.append(contentsOf: previous.map { Array(SHA256.hash(data: $0.bytes)) } ?? [UInt8](repeating: 0, count: 32))
             SealedVersion.appendBigEndian(secrets.currentEpoch, to: &data)
-            data.append(author.record.id)
+            data.append(author.id)
+            data.append(try Signer(secrets.recoveryPhrase).publicKey)
             data.append(UInt8(devices.count))
             for device in devices { data.append(device.serialized) }
             let header = data
@@ -362,6 +401,12 @@ extension Keyring {
             data.append(contentsOf: HMAC<SHA256>.authenticationCode(for: data, using: Keyring.authenticationKey(of: secrets.storeKey)))
             data.append(try author.sign(data))
             return try Revision(data)
+        }
+
+        /// The Ed25519 private key of `phrase`: HKDF-SHA256 of its secret, info "keyring recovery signing".
+        static func recoverySigningKey(of phrase: RecoveryPhrase) -> Data {
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: phrase.secret), salt: EncryptionKeys.derivationSalt,
+                                   info: Data("keyring recovery signing".utf8), outputByteCount: 32).withUnsafeBytes { Data($0) }
         }
 
         /// The key of the recovery slot: HKDF-SHA256 of the phrase's secret, info "keyring recovery".
@@ -399,6 +444,43 @@ extension Keyring {
         func isAuthenticated(by key: SymmetricKey) -> Bool {
             let end = bytes.count - Self.signatureCount
             return HMAC<SHA256>.isValidAuthenticationCode(bytes[(end - Self.macCount)..<end], authenticating: bytes.prefix(end - Self.macCount), using: key)
+        }
+    }
+}
+
+extension Keyring {
+    /// Who signs a revision: a device, or the recovery phrase.
+    struct Signer {
+        /// The device's identifier, or 16 zero bytes for the phrase.
+        let id: Data
+        private let privateKey: Curve25519.Signing.PrivateKey
+
+        init(_ device: DeviceIdentity) throws(EncryptionError) {
+            id = device.record.id
+            privateKey = try Self.key(device.signingPrivateKey)
+        }
+
+        init(_ phrase: RecoveryPhrase) throws(EncryptionError) {
+            id = Data(Revision.phraseAuthorId)
+            privateKey = try Self.key(Revision.recoverySigningKey(of: phrase))
+        }
+
+        var publicKey: Data { privateKey.publicKey.rawRepresentation }
+
+        func sign(_ message: Data) throws(EncryptionError) -> Data {
+            do {
+                return try privateKey.signature(for: message)
+            } catch {
+                throw EncryptionError.invalidKey(reason: "signing failed: \(error)")
+            }
+        }
+
+        private static func key(_ bytes: Data) throws(EncryptionError) -> Curve25519.Signing.PrivateKey {
+            do {
+                return try Curve25519.Signing.PrivateKey(rawRepresentation: bytes)
+            } catch {
+                throw EncryptionError.invalidKey(reason: "an Ed25519 private key has 32 bytes")
+            }
         }
     }
 }

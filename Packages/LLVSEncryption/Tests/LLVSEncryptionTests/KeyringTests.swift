@@ -104,6 +104,34 @@ import Testing
         #expect(try renewed.secrets(for: laptop).recoveryPhrase != before.recoveryPhrase)
     }
 
+    @Test func theCurrentPhraseEnrollsAndRemovesDevicesAndAReplacedOneCannot() throws {
+        let keyring = try threeDevices()
+        let phrase = RecoveryPhrase(storeKey: storeKey)
+        // Every device lost: a new one restores from the phrase alone and enrolls itself with it.
+        let replacement = try DeviceIdentity(name: "new laptop")
+        var restored = try Keyring(revisions: keyring.revisions).adding(replacement.record, byPhrase: phrase)
+        for device in [laptop, phone, tablet] {
+            restored = try restored.removing(deviceId: device.record.id, byPhrase: try restored.secrets(for: replacement).recoveryPhrase)
+        }
+        let read = try Keyring(revisions: restored.revisions)
+        #expect(read.devices == [replacement.record] && read.currentEpoch == 3)
+        let secrets = try read.secrets(for: replacement)
+        #expect(secrets.storeKey == storeKey && secrets.recoveryPhrase != phrase)
+        #expect(throws: EncryptionError.invalidKey(reason: "the last enrolled device is not removed; add another first")) {
+            try read.removing(deviceId: replacement.record.id, byPhrase: secrets.recoveryPhrase)
+        }
+        // The first phrase was replaced by the first removal: it can sign nothing after.
+        let last = try Keyring.Revision(read.revisions[read.revisions.count - 1])
+        let forged = try Keyring.Revision.seal(number: last.number + 1, previous: last, devices: read.devices + [phone.record],
+                                               secrets: secrets, author: Keyring.Signer(phrase))
+        #expect(throws: EncryptionError.keyringRejected(revision: last.number + 1, reason: "the signature of the recovery phrase does not match")) {
+            try Keyring(revisions: read.revisions + [forged.bytes])
+        }
+        #expect(throws: EncryptionError.notEnrolled(reason: "this phrase was replaced in keyring revision 4, when a device was removed; use the phrase shown then")) {
+            try read.adding(phone.record, byPhrase: phrase)
+        }
+    }
+
     @Test func theEnrollmentCodeNamesTheRecordItCameFrom() throws {
         let code = phone.record.enrollmentCode
         #expect(code.count == 11 && code.dropFirst(5).first == "-")
@@ -146,7 +174,7 @@ import Testing
         let random = { SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) } }
         let kept = KeyringSecrets(storeKey: held.storeKey, recoveryPhrase: held.recoveryPhrase, epochKeys: held.epochKeys + [random(), random()])
         let forged = try Keyring.Revision.seal(number: last.number + 1, previous: last, devices: keyring.devices + [phone.record],
-                                               secrets: kept, author: phone)
+                                               secrets: kept, author: Keyring.Signer(phone))
         #expect(throws: EncryptionError.keyringRejected(revision: 4, reason: "its author \(phone.record.idHex) is not an enrolled device")) {
             try Keyring(revisions: keyring.revisions + [forged.bytes])
         }
@@ -155,7 +183,7 @@ import Testing
         let strangerSecrets = KeyringSecrets(storeKey: StoreEncryptionKey(), recoveryPhrase: .random(),
                                              epochKeys: [Keyring.epochZeroKey(of: storeKey)])
         var impersonating = try Keyring.Revision.seal(number: last.number + 1, previous: last, devices: keyring.devices,
-                                                      secrets: strangerSecrets, author: stranger).bytes
+                                                      secrets: strangerSecrets, author: Keyring.Signer(stranger)).bytes
         impersonating.replaceSubrange(impersonating.startIndex + 6 + 1 + 4 + 32 + 4 ..< impersonating.startIndex + 6 + 1 + 4 + 32 + 4 + 16,
                                       with: laptop.record.id)
         #expect(throws: EncryptionError.self) { try Keyring(revisions: keyring.revisions + [impersonating]) }
@@ -174,10 +202,10 @@ import Testing
         let keyring = try threeDevices()
         let last = try Keyring.Revision(keyring.revisions[2])
         let secrets = try keyring.secrets(for: laptop)
-        var bytes = try Keyring.Revision.seal(number: 3, previous: last, devices: keyring.devices, secrets: secrets, author: laptop).bytes
+        var bytes = try Keyring.Revision.seal(number: 3, previous: last, devices: keyring.devices, secrets: secrets, author: Keyring.Signer(laptop)).bytes
         let macStart = bytes.count - 64 - 32
         bytes.replaceSubrange(macStart..<(macStart + 32), with: [UInt8](repeating: 7, count: 32))
-        bytes.replaceSubrange((bytes.count - 64)..., with: try laptop.sign(bytes.prefix(bytes.count - 64)))
+        bytes.replaceSubrange((bytes.count - 64)..., with: try Keyring.Signer(laptop).sign(bytes.prefix(bytes.count - 64)))
         let read = try Keyring(revisions: keyring.revisions + [bytes])
         #expect(throws: EncryptionError.keyringRejected(revision: 3, reason: "its MAC does not match: it was not made with this store's key")) {
             try read.secrets(for: phone)
