@@ -52,6 +52,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
 
     private let keys: Locked<EncryptionKeys>
     private let cache = Locked(Cache())
+    /// The keyring, when the keys come from one, and who opens it.
+    let membership: Locked<KeyringMembership?>
 
     private struct Cache {
         /// The version each known name stands for: local versions, versions opened, sent.
@@ -70,6 +72,19 @@ public final class EncryptedExchange: RestorationStateKeeping {
     public init(sealing inner: any Exchange, keys: EncryptionKeys) {
         self.inner = inner
         self.keys = Locked(keys)
+        membership = Locked(nil)
+    }
+
+    /// Seals through `inner` with the keys `keyring` holds for `member`, and follows the
+    /// keyring: revisions found on the other side are checked and taken, so a new epoch's
+    /// key arrives with the retrieve that lists it (``keyring``, ``publish(_:)``).
+    ///
+    /// - Throws: ``EncryptionError/notEnrolled(reason:)`` when the keyring holds no keys for
+    ///   `member`; ``EncryptionError/keyringRejected(revision:reason:)``.
+    public init(sealing inner: any Exchange, keyring: Keyring, member: KeyringMember) throws(EncryptionError) {
+        self.inner = inner
+        keys = Locked(try member.secrets(in: keyring).encryptionKeys)
+        membership = Locked(KeyringMembership(keyring: keyring, member: member))
     }
 
     /// The keys now.
@@ -118,7 +133,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// - Throws: ``EncryptionError`` for a blob that is tampered with, malformed or not
     ///   sealed; what the wrapped exchange throws.
     public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
-        let page = try await inner.retrieveVersionIdentifiers(after: cursor)
+        var page = try await inner.retrieveVersionIdentifiers(after: cursor)
+        page.versionIds = try await takeKeyringCarriers(from: page.versionIds)
         var listed: [Version.ID] = []
         var unknown: [String] = []
         var seen: Set<String> = []
@@ -208,6 +224,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
     ///   ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key; what the
     ///   wrapped exchange throws.
     public func send(versionChanges: [VersionChanges]) async throws {
+        if let removal = membership.withLock({ $0?.removal }) { throw removal }
         let keys = currentKeys
         var carriers: [VersionChanges] = []
         var names: [String: Version.ID] = [:]
@@ -217,14 +234,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
             let blob = try SealedVersion.seal(version, changes: changes, name: name, keys: keys)
             let hexName = Hex.encode(name)
             names[hexName] = version.id
-            carriers.append((Version(id: Version.ID(hexName), predecessors: nil, timestamp: 0, valueDataSize: Int64(blob.count), metadata: [:]),
-                             [.insert(Value(id: Self.sealedValueId, data: blob))]))
+            carriers.append(Self.carrier(named: hexName, holding: blob))
         }
-        do {
-            try await inner.send(versionChanges: carriers)
-        } catch ExchangeError.conflictingVersion(let carrier, let location) {
-            throw ExchangeError.conflictingVersion(names[carrier.rawValue] ?? carrier, location: location)
-        }
+        try await sendCarriers(carriers, names: names)
         cache.withLock { $0.versionIdsByName.merge(names) { _, new in new } }
     }
 
@@ -284,16 +296,36 @@ public final class EncryptedExchange: RestorationStateKeeping {
         return opened
     }
 
+    /// Sends `carriers`, mapping a conflict on a carrier to the version it carries.
+    func sendCarriers(_ carriers: [VersionChanges], names: [String: Version.ID]) async throws {
+        do {
+            try await inner.send(versionChanges: carriers)
+        } catch ExchangeError.conflictingVersion(let carrier, let location) {
+            throw ExchangeError.conflictingVersion(names[carrier.rawValue] ?? carrier, location: location)
+        }
+    }
+
     /// Opens the blob a carrier holds.
     private func open(name: String, carrierChanges: [Value.Change]?) throws -> SealedVersion.Opened {
         guard let nameBytes = SealedVersion.name(fromHex: name) else {
             throw EncryptionError.notSealed(name: name, reason: "its name is not 64 lower-case hex digits")
         }
+        return try SealedVersion.open(try Self.carriedBytes(name: name, carrierChanges), name: nameBytes, keys: currentKeys)
+    }
+
+    /// The bytes a carrier holds: its one inserted value, ``sealedValueId``.
+    static func carriedBytes(name: String, _ carrierChanges: [Value.Change]?) throws -> Data {
         guard let carrierChanges else { throw ExchangeError.missingValueChanges(Version.ID(name)) }
-        guard carrierChanges.count == 1, case .insert(let value) = carrierChanges[0], value.id == Self.sealedValueId else {
+        guard carrierChanges.count == 1, case .insert(let value) = carrierChanges[0], value.id == sealedValueId else {
             throw EncryptionError.notSealed(name: name, reason: "it holds \(carrierChanges.count) changes, not the one insert of \"sealed\"")
         }
-        return try SealedVersion.open(value.data, name: nameBytes, keys: currentKeys)
+        return value.data
+    }
+
+    /// A carrier named `name` holding `bytes`.
+    static func carrier(named name: String, holding bytes: Data) -> VersionChanges {
+        (Version(id: Version.ID(name), predecessors: nil, timestamp: 0, valueDataSize: Int64(bytes.count), metadata: [:]),
+         [.insert(Value(id: sealedValueId, data: bytes))])
     }
 
     /// Fetches and opens the blobs of versions whose names are known but whose contents are
