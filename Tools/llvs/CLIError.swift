@@ -12,6 +12,7 @@ import LLVS
 /// | 4 | no value with that identifier at that version |
 /// | 5 | a merge has conflicts and needs an arbiter (`--arbiter`) |
 /// | 6 | `verify` found damage, or the store's data (its database or file-store marker) is missing |
+/// | 7 | encryption: a wrong recovery phrase, a device not (or no longer) enrolled, or sealed data or a keyring on the remote that does not hold up |
 /// | 64 | a usage error (a bad option or argument, a URL that is not a store URL) |
 enum CLIError: Error, CustomStringConvertible {
     case noStore(path: String)
@@ -30,6 +31,8 @@ enum CLIError: Error, CustomStringConvertible {
     case invalidStoreConfiguration(path: String, reason: String)
     /// An exchange over HTTP failed; see `HTTPExchangeError+CLI.swift`.
     case remote(HTTPExchangeError)
+    /// A phrase, key, keyring or sealed blob refused (`EncryptionError`).
+    case encryption(EncryptionError)
     case usage(String)
     case failed(String)
 
@@ -41,6 +44,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .unknownValue: return 4
         case .conflictsNeedArbiter: return 5
         case .damaged, .storageMissing: return 6
+        case .encryption: return 7
         case .usage: return 64
         case .remote(let error): return error.exitStatus
         case .storeExists, .invalidStoreConfiguration, .failed: return 1
@@ -62,6 +66,7 @@ enum CLIError: Error, CustomStringConvertible {
         case .storageMissing: return "storageMissing"
         case .invalidStoreConfiguration: return "invalidStoreConfiguration"
         case .remote(let error): return error.code
+        case .encryption: return "encryption"
         case .usage: return "usage"
         case .failed: return "failed"
         }
@@ -97,6 +102,8 @@ enum CLIError: Error, CustomStringConvertible {
             return "the store configuration \(path) is unusable: \(reason)"
         case .remote(let error):
             return error.message
+        case .encryption(let error):
+            return error.description
         case .usage(let message), .failed(let message):
             return message
         }
@@ -122,6 +129,7 @@ extension CLIError {
             }
         case let error as RefusingArbiter.Conflicts: return CLIError.conflictsNeedArbiter(error.conflicts)
         case let error as HTTPExchangeError: return CLIError.remote(error)
+        case let error as EncryptionError: return CLIError.encryption(error)
         default: return error
         }
     }

@@ -19,7 +19,8 @@ struct LLVSTool: AsyncParsableCommand {
 
             Exit statuses: 0 success; 1 other failure; 2 no store; 3 unknown or ambiguous
             version; 4 no such value; 5 the merge needs an arbiter; 6 verify found damage;
-            64 usage error.
+            7 encryption (a wrong phrase, a device not enrolled, sealed data that does not hold
+            up); 64 usage error.
             """,
         version: "0.7.0",
         subcommands: [
@@ -27,7 +28,7 @@ struct LLVSTool: AsyncParsableCommand {
             LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
             CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
             SnapshotCommand.self, VerifyCommand.self, StatsCommand.self, RemoteCommand.self, CloneCommand.self,
-            RevertCommand.self, ConflictsCommand.self, KeyValueCommand.self, QueryCommand.self,
+            RevertCommand.self, ConflictsCommand.self, KeyValueCommand.self, QueryCommand.self, KeyCommand.self,
         ])
 
     /// Parses the arguments, runs the command, and turns errors into a message and an exit

@@ -43,39 +43,10 @@ struct NamedRemotes: Codable, Equatable {
         }
     }
 
-    /// Writes the file atomically with mode 0600: a temporary file created owner-only, synced,
-    /// then renamed over the old one.
+    /// Writes the file atomically with mode 0600 (``SecretFile/write(_:to:)``).
     ///
     /// - Throws: ``CLIError/failed(_:)`` naming the path and the system's reason.
     func save(to directory: URL) throws {
-        let url = directory.appendingPathComponent(Self.fileName)
-        let temporary = directory.appendingPathComponent(".\(Self.fileName).\(DurableFile.uniqueName())")
-        let data = try JSONEncoder.llvs.encode(self)
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Self.failure("create", temporary) }
-        var written = 0
-        let ok = data.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
-                if count < 0 { if errno == EINTR { continue }; return false }
-                written += count
-            }
-            return fchmod(descriptor, 0o600) == 0 && fsync(descriptor) == 0
-        }
-        let failure = ok ? nil : Self.failure("write", temporary)
-        close(descriptor)
-        if let failure {
-            unlink(temporary.path)
-            throw failure
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let failure = Self.failure("rename", url)
-            unlink(temporary.path)
-            throw failure
-        }
-    }
-
-    private static func failure(_ operation: String, _ url: URL) -> CLIError {
-        CLIError.failed("cannot \(operation) \(url.path): \(String(cString: strerror(errno)))")
+        try SecretFile.write(try JSONEncoder.llvs.encode(self), to: directory.appendingPathComponent(Self.fileName))
     }
 }

@@ -59,19 +59,29 @@ extension RemoteOptions {
         token ?? resolved.storedToken ?? TokenEnvironment.token
     }
 
-    /// An exchange with the remote, resuming from what the last exchange with it remembered.
+    /// An exchange with the remote, resuming from what the last exchange with it remembered;
+    /// for an encrypted store, sealed (``EncryptedRemote/wrap(_:for:phrase:)``), restoring
+    /// from `phrase` when the store has no keyring yet.
     ///
-    /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL.
-    func exchange(_ resolved: ResolvedRemote, for directory: StoreDirectory) throws -> any Exchange {
-        let exchange = try resolved.location.makeExchange(store: directory.store, accessToken: accessToken(for: resolved), retries: retries)
+    /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL;
+    ///   ``CLIError/encryption(_:)``.
+    func exchange(_ resolved: ResolvedRemote, for directory: StoreDirectory, phrase: RecoveryPhrase? = nil) async throws -> any Exchange {
+        var exchange = try resolved.location.makeExchange(store: directory.store, accessToken: accessToken(for: resolved), retries: retries)
+        if let encryption = try StoreEncryption.load(from: directory.url) {
+            exchange = try await EncryptedRemote.wrap(exchange, for: encryption, phrase: phrase)
+        }
         exchange.restorationState = directory.state.remotes[resolved.location.key]
         return exchange
     }
 
-    /// Keeps the exchange's restoration state for next time.
-    func remember(_ exchange: any Exchange, at resolved: ResolvedRemote, in directory: StoreDirectory) throws {
+    /// Keeps the exchange's restoration state for next time, and an encrypted exchange's
+    /// keyring (``EncryptedRemote/finish(_:encryption:phrase:in:)``).
+    func remember(_ exchange: any Exchange, at resolved: ResolvedRemote, in directory: StoreDirectory, phrase: RecoveryPhrase? = nil) async throws {
         directory.state.remotes[resolved.location.key] = exchange.restorationState
         try directory.saveState()
+        if let sealed = exchange as? EncryptedExchange, let encryption = try StoreEncryption.load(from: directory.url) {
+            try await EncryptedRemote.finish(sealed, encryption: encryption, phrase: phrase, in: directory.url)
+        }
     }
 }
 
@@ -193,11 +203,12 @@ enum ExchangeRun {
 
     /// Retrieves what the store lacks; returns the versions added. A directory must exist;
     /// a server creates a store on its first push, so a URL is tried as it is.
-    static func pull(_ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool) async throws -> [Version.ID] {
+    static func pull(_ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool,
+                     phrase: RecoveryPhrase? = nil) async throws -> [Version.ID] {
         if case .directory(let url) = resolved.location, !FileManager.default.fileExists(atPath: url.path) {
             throw CLIError.failed("there is no exchange directory at \(url.path)")
         }
-        return try await transfer("pull", directory, remote: remote, resolved, json: json) { exchange, progress in
+        return try await transfer("pull", directory, remote: remote, resolved, json: json, phrase: phrase) { exchange, progress in
             try await exchange.retrieve(progress: progress)
         }
     }
@@ -206,16 +217,18 @@ enum ExchangeRun {
     /// exchange's restoration state afterwards — also after a failure, since what it
     /// remembers is true and the next exchange resumes from it.
     private static func transfer(_ label: String, _ directory: StoreDirectory, remote: RemoteOptions, _ resolved: ResolvedRemote, json: Bool,
+                                 phrase: RecoveryPhrase? = nil,
                                  _ body: (any Exchange, @escaping ExchangeProgressHandler) async throws -> [Version.ID]) async throws -> [Version.ID] {
-        let exchange = try remote.exchange(resolved, for: directory)
+        let exchange = try await remote.exchange(resolved, for: directory, phrase: phrase)
         let bar = ProgressBar(label, json: json)
         defer { bar.finish() }
         do {
             let versions = try await body(exchange) { bar.update($0) }
-            try remote.remember(exchange, at: resolved, in: directory)
+            try await remote.remember(exchange, at: resolved, in: directory, phrase: phrase)
             return versions
         } catch {
-            try? remote.remember(exchange, at: resolved, in: directory)
+            // A failed transfer restored from a phrase enrolls nothing.
+            try? await remote.remember(exchange, at: resolved, in: directory)
             throw error
         }
     }

@@ -103,6 +103,12 @@ struct CloneCommand: AsyncParsableCommand {
             REMOTE is a shared directory, a store URL, or the name of a remote of the current store. \
             PATH is the new store's directory (default ./.llvs). HEAD goes to the remote's most \
             recent head, on its branch when it has one. On failure the new store is removed.
+
+            With --phrase, REMOTE holds an encrypted store: the new store is restored from its \
+            recovery phrase and the remote alone, and this device enrolls itself with the phrase. \
+            The phrase is read from $LLVS_RECOVERY_PHRASE, or from --phrase-file (- reads standard \
+            input); nothing is asked for at a terminal. A wrong phrase exits with status 7 and \
+            writes nothing.
             """)
 
     @Flag(name: .long, help: "Print the result as JSON, for scripts.")
@@ -119,16 +125,55 @@ struct CloneCommand: AsyncParsableCommand {
     @Option(help: "The new store's storage backend: file or sqlite.")
     var storage: StorageKind = .file
 
+    @Flag(help: "Restore an encrypted store from its recovery phrase ($LLVS_RECOVERY_PHRASE or --phrase-file).")
+    var phrase = false
+
+    @Option(help: ArgumentHelp("A file holding the recovery phrase; - reads standard input.", valueName: "path"))
+    var phraseFile: String?
+
+    @Option(help: ArgumentHelp("This device's name in the keyring (default: the host name).", valueName: "name"))
+    var deviceName: String?
+
+    func validate() throws {
+        if !phrase && (phraseFile != nil || deviceName != nil) { throw ValidationError("--phrase-file and --device-name go with --phrase") }
+    }
+
+    /// The phrase given, read and checked before anything is written.
+    ///
+    /// - Throws: ``CLIError/usage(_:)`` when none is given, ``CLIError/encryption(_:)`` for
+    ///   words that are not a phrase.
+    private func recoveryPhrase() throws -> RecoveryPhrase? {
+        guard phrase else { return nil }
+        let text: String
+        if let phraseFile {
+            let data = phraseFile == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: phraseFile)
+            guard let data else { throw CLIError.usage("cannot read the recovery phrase from \(phraseFile)") }
+            text = String(decoding: data, as: UTF8.self)
+        } else if let variable = ProcessInfo.processInfo.environment["LLVS_RECOVERY_PHRASE"] {
+            text = variable
+        } else {
+            throw CLIError.usage("--phrase reads the recovery phrase from $LLVS_RECOVERY_PHRASE or --phrase-file (- reads standard input)")
+        }
+        do {
+            return try RecoveryPhrase(text)
+        } catch {
+            throw CLIError.encryption(error)
+        }
+    }
+
     func run() async throws {
         let currentStore = store.map { StoreDirectory.location($0) } ?? StoreDirectory.discoveredLocation()
         let resolved = try remote.resolve(in: currentStore)
+        let phrase = try recoveryPhrase()
+        let device = try phrase.map { _ in try DeviceIdentity.named(deviceName) }
         let target = URL(fileURLWithPath: path ?? ".llvs").standardizedFileURL
         let directory = try StoreDirectory.create(at: target, storage: storage)
         do {
+            if let device { try StoreEncryption(device: device, keyring: nil).save(to: directory.url) }
             var remotes = NamedRemotes()
             remotes.remotes["origin"] = NamedRemotes.Entry(location: resolved.location.key, token: remote.token ?? resolved.storedToken)
             try remotes.save(to: directory.url)
-            let retrieved = try await ExchangeRun.pull(directory, remote: remote, resolved, json: json)
+            let retrieved = try await ExchangeRun.pull(directory, remote: remote, resolved, json: json, phrase: phrase)
             _ = try directory.fastForwardHead()
             try directory.saveState()
             struct Cloned: Encodable { var path: String; var retrieved: Int; var head: Version.ID?; var branch: String? }

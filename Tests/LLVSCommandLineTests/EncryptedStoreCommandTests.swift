@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// An encrypted store from the command line, as its README tells it: `init --encrypted`,
+/// a clone restored from the phrase alone, a device joining by its code, a device removed,
+/// rotation, and wrong phrases refused with status 7 and nothing written. The shared
+/// directory is searched for every value written: none is there in the clear.
+@Suite struct EncryptedStoreCommandTests {
+    @Test func anEncryptedStoreSyncsRestoresJoinsAndRemovesDevices() throws {
+        let scratch = try ScratchDirectory()
+        let llvs = try ToolRunner("llvs")
+        let shared = scratch.path("shared")
+        func store(_ name: String) -> [String] { ["--store", scratch.path(name)] }
+        let laptop = store("laptop"), restored = store("restored"), phone = store("phone")
+
+        let created = try llvs.succeed(["init", "--encrypted", "--device-name", "laptop", "--json"] + laptop).object()
+        #expect(created["encrypted"] as? Bool == true)
+        let phrase = try #require(created["recoveryPhrase"] as? String)
+        #expect(phrase.split(separator: " ").count == 24)
+        #expect(try llvs.succeed(["key", "show-phrase", "--json"] + laptop).object()["recoveryPhrase"] as? String == phrase)
+        try llvs.succeed(["put", "diary", "a secret written on the laptop"] + laptop)
+        try llvs.succeed(["push", shared] + laptop)
+
+        // Restored from the phrase and the directory alone, then a member of the keyring.
+        var withPhrase = llvs
+        withPhrase.environment["LLVS_RECOVERY_PHRASE"] = phrase.uppercased()
+        try withPhrase.succeed(["clone", "--phrase", "--device-name", "desktop", shared, scratch.path("restored")])
+        #expect(try llvs.succeed(["get", "diary"] + restored).text.contains("a secret written on the laptop"))
+        let devices = try llvs.succeed(["key", "devices", "--json"] + restored).object()["devices"] as? [[String: Any]]
+        #expect(devices?.compactMap { $0["name"] as? String } == ["laptop", "desktop"])
+
+        // Wrong phrases: status 7, and no store is left behind.
+        var words = phrase.split(separator: " ").map(String.init)
+        words.swapAt(0, 1)
+        for wrong in [words.joined(separator: " "), "not a phrase"] {
+            var wrongPhrase = llvs
+            wrongPhrase.environment["LLVS_RECOVERY_PHRASE"] = wrong
+            let refused = try wrongPhrase.run(["clone", "--phrase", shared, scratch.path("wrong")])
+            #expect(refused.status == 7 || (words[0] == words[1] && refused.status == 0), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("wrong")))
+        }
+        let noPhrase = try llvs.run(["clone", "--phrase", shared, scratch.path("wrong")])
+        #expect(noPhrase.status == 64 && noPhrase.stderr.contains("LLVS_RECOVERY_PHRASE"))
+
+        // A device joins by its code.
+        let joined = try llvs.succeed(["init", "--join", "--device-name", "phone", "--json"] + phone).object()
+        let code = try #require(joined["enrollmentCode"] as? String)
+        let waiting = try llvs.run(["pull", shared] + phone)
+        #expect(waiting.status == 7 && waiting.stderr.contains(code), "\(waiting.stderr)")
+        let wrongCode = try llvs.run(["key", "add-device", "00000-00000", shared] + laptop)
+        #expect(wrongCode.status == 7)
+        try llvs.succeed(["key", "add-device", code.lowercased(), shared] + laptop)
+        try llvs.succeed(["pull", shared] + phone)
+        #expect(try llvs.succeed(["get", "diary"] + phone).text.contains("a secret written on the laptop"))
+        try llvs.succeed(["put", "from-phone", "the phone's own secret"] + phone)
+        try llvs.succeed(["push", shared] + phone)
+        try llvs.succeed(["pull", shared] + laptop)
+        #expect(try llvs.succeed(["get", "from-phone"] + laptop).text.contains("the phone's own secret"))
+
+        // The phone is removed: a new epoch and a new phrase; it gets nothing new and cannot push.
+        let removed = try llvs.succeed(["key", "remove-device", "phone", shared, "--json"] + laptop).object()
+        #expect(removed["epoch"] as? Int == 1)
+        let newPhrase = try #require(removed["recoveryPhrase"] as? String)
+        #expect(newPhrase != phrase)
+        try llvs.succeed(["put", "diary", "written after the phone was removed"] + laptop)
+        try llvs.succeed(["push", shared] + laptop)
+        try llvs.succeed(["pull", shared] + phone)
+        #expect(try llvs.succeed(["get", "diary"] + phone).text.contains("a secret written on the laptop"))
+        try llvs.succeed(["put", "late", "from a removed device"] + phone)
+        let refusedPush = try llvs.run(["push", shared] + phone)
+        #expect(refusedPush.status == 7 && refusedPush.stderr.contains("removed"), "\(refusedPush.stderr)")
+        try llvs.succeed(["pull", shared] + restored)
+        #expect(try llvs.succeed(["get", "diary"] + restored).text.contains("written after the phone was removed"))
+        try llvs.succeed(["key", "rotate", shared] + restored)
+        #expect(try llvs.succeed(["key", "devices", "--json"] + laptop).object()["epoch"] as? Int == 1)
+        try llvs.succeed(["pull", shared] + laptop)
+        #expect(try llvs.succeed(["key", "devices", "--json"] + laptop).object()["epoch"] as? Int == 2)
+
+        // The old phrase no longer restores; the new one does.
+        var oldPhrase = llvs
+        oldPhrase.environment["LLVS_RECOVERY_PHRASE"] = phrase
+        #expect(try oldPhrase.run(["clone", "--phrase", shared, scratch.path("old")]).status == 7)
+        var currentPhrase = llvs
+        currentPhrase.environment["LLVS_RECOVERY_PHRASE"] = newPhrase
+        try currentPhrase.succeed(["clone", "--phrase", "--phrase-file", "-", shared, scratch.path("new")], input: Data(newPhrase.utf8))
+        #expect(try llvs.succeed(["get", "diary", "--store", scratch.path("new")]).text.contains("written after the phone was removed"))
+
+        // Nothing written is in the shared directory in the clear.
+        let secrets = ["a secret written on the laptop", "the phone's own secret", "written after the phone was removed", "diary", "from-phone"]
+        for file in FileManager.default.enumerator(atPath: shared)?.compactMap({ $0 as? String }) ?? [] {
+            guard let bytes = FileManager.default.contents(atPath: shared + "/" + file) else { continue }
+            for secret in secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds \"\(secret)\"") }
+        }
+    }
+}
