@@ -92,5 +92,48 @@ enum EncryptedExchangeWorkloads {
         report.record("W6E", backend, "plain_bytes_per_version", Double(plainBytes) / Double(versionCount), unit: "bytes", parameters: parameters)
         report.record("W6E", backend, "sealed_bytes_added_per_version", Double(Int(sealedBytes) - plainBytes) / Double(versionCount), unit: "bytes",
                       parameters: parameters)
+        try await rotation(backend: backend, report: report)
+    }
+
+    /// Key rotation with 10 enrolled devices: a new keyring revision (an epoch key sealed to
+    /// each device with HPKE, signed) made and published through the shared directory that
+    /// holds the store's sealed versions, and the bytes the exchange holds before and after:
+    /// the one revision, nothing re-uploaded.
+    static func rotation(backend: String, report: Report) async throws {
+        let (source, _) = try ExchangeHistory.makeStore(backend: backend, versionCount: 100, seed: 6)
+        let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6e-rotation-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: shared) }
+        var devices = [try DeviceIdentity(name: "device 0")]
+        var keyring = try Keyring.founding(storeKey: StoreEncryptionKey(), founder: devices[0])
+        for index in 1..<10 {
+            devices.append(try DeviceIdentity(name: "device \(index)"))
+            keyring = try keyring.adding(devices[index].record, by: devices[0])
+        }
+        let exchange = try EncryptedExchange(sealing: FileSystemExchange(rootDirectoryURL: shared, store: source.store),
+                                             keyring: keyring, member: .device(devices[0]))
+        try await exchange.publish(keyring)
+        try await exchange.send()
+        func directoryBytes() -> Int {
+            (FileManager.default.enumerator(at: shared, includingPropertiesForKeys: [.fileSizeKey])?.compactMap { $0 as? URL } ?? [])
+                .reduce(0) { $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0) }
+        }
+        var times: [Double] = []
+        var added: [Int] = []
+        let clock = ContinuousClock()
+        for _ in 0..<21 {
+            let before = directoryBytes()
+            guard let current = exchange.keyring else { throw BenchmarkError.wrongResult("W6E rotation: the exchange follows no keyring") }
+            let time = try await clock.measure {
+                try await exchange.publish(try current.rotating(by: devices[0]))
+            }
+            times.append(milliseconds(of: time))
+            added.append(directoryBytes() - before)
+        }
+        guard exchange.currentKeys.currentEpoch == 21, try exchange.keyring.map({ try $0.secrets(for: devices[9]).currentEpoch }) == 21 else {
+            throw BenchmarkError.wrongResult("W6E rotation did not reach epoch 21 on every device")
+        }
+        let parameters = ["devices": 10]
+        report.record("W6E", backend, "rotate_10_devices_ms", times.sorted()[times.count / 2], unit: "ms", parameters: parameters)
+        report.record("W6E", backend, "rotate_bytes_published", Double(added.sorted()[added.count / 2]), unit: "bytes", parameters: parameters)
     }
 }

@@ -29,6 +29,9 @@ struct KeyringMembership: Sendable {
     var removal: EncryptionError?
     /// Devices that asked to join and are not enrolled, by identifier.
     var enrollmentRequests: [Data: DeviceRecord] = [:]
+    /// How many of the keyring's revisions are known to be on the other side (listed there,
+    /// or sent by this exchange).
+    var publishedCount = 0
 
     init(keyring: Keyring, member: KeyringMember) {
         self.keyring = keyring
@@ -71,9 +74,14 @@ extension EncryptedExchange {
         guard keyring.extends(held.keyring) else {
             throw EncryptionError.keyringRejected(revision: UInt32(keyring.revisions.count - 1), reason: "it does not extend the keyring followed")
         }
-        let carriers = keyring.revisions.enumerated().map { Self.carrier(named: Self.keyringCarrierName($0.offset), holding: $0.element) }
+        let carriers = keyring.revisions.enumerated().dropFirst(held.publishedCount).map {
+            Self.carrier(named: Self.keyringCarrierName($0.offset), holding: $0.element)
+        }
         try await sendCarriers(carriers, names: [:])
         try take(keyring)
+        membership.withLock { membership in
+            if let published = membership?.publishedCount { membership?.publishedCount = max(published, keyring.revisions.count) }
+        }
     }
 
     /// An exchange through `inner` for a device that restores the store from its recovery
@@ -137,6 +145,13 @@ extension EncryptedExchange {
         if !newer.isEmpty {
             let fetched = try await Self.fetchRevisions(newer, from: heldCount, through: inner)
             try take(try Keyring(revisions: held.keyring.revisions + fetched))
+        }
+        if let listedCount = revisions.keys.max().map({ Int($0) + 1 }) {
+            // Revisions are published in order, so the ones before a listed one are there too.
+            membership.withLock { membership in
+                guard let held = membership else { return }
+                membership?.publishedCount = max(held.publishedCount, min(listedCount, held.keyring.revisions.count))
+            }
         }
         if !requests.isEmpty {
             try await readEnrollmentRequests(requests)

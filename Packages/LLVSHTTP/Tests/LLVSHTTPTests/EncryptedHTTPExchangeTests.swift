@@ -27,6 +27,41 @@ import Testing
         }.run(check)
     }
 
+    /// The keyring through the server: a device restores from the phrase and the server
+    /// alone, another joins by its code, and after a removal the removed one gets nothing new.
+    @Test(arguments: StorageKind.available)
+    func aNewDeviceRestoresFromThePhraseThroughTheServer(storage: StorageKind) async throws {
+        let server = try await SharedServers.server(for: storage)
+        let url = server.storeURL(uniqueStoreName("keyring"))
+        let laptop = try Client("laptop"), restored = try Client("restored"), phone = try Client("phone")
+        try laptop.store.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "note", data: Data("sealed text".utf8))])
+        let laptopDevice = try DeviceIdentity(name: "laptop"), phoneDevice = try DeviceIdentity(name: "phone")
+        let storeKey = StoreEncryptionKey()
+        let keyring = try Keyring.founding(storeKey: storeKey, founder: laptopDevice)
+        let laptopExchange = try EncryptedExchange(sealing: try laptop.exchange(url), keyring: keyring, member: .device(laptopDevice))
+        try await laptopExchange.publish(keyring)
+        try await laptopExchange.send()
+
+        let fromPhrase = try await EncryptedExchange.restoring(through: try restored.exchange(url), phrase: RecoveryPhrase(storeKey: storeKey))
+        #expect(try await fromPhrase.retrieve().count == 1)
+        #expect(try restored.texts(at: try #require(restored.store.mostRecentHead?.id)) == ["note": "sealed text"])
+
+        try await EncryptedExchange.requestEnrollment(of: phoneDevice.record, through: try phone.exchange(url))
+        try await laptopExchange.retrieve()
+        let request = try #require(laptopExchange.enrollmentRequests.first { $0.matches(enrollmentCode: phoneDevice.record.enrollmentCode) })
+        try await laptopExchange.publish(try #require(laptopExchange.keyring).adding(request, by: laptopDevice))
+        let phoneExchange = try await EncryptedExchange.joining(through: try phone.exchange(url), as: phoneDevice)
+        #expect(try await phoneExchange.retrieve().count == 1)
+
+        try await laptopExchange.publish(try #require(laptopExchange.keyring).removing(deviceId: phoneDevice.record.id, by: laptopDevice))
+        try laptop.store.makeVersion(basedOnPredecessor: laptop.store.mostRecentHead?.id,
+                                     inserting: [Value(idString: "later", data: Data("after the removal".utf8))])
+        try await laptopExchange.send()
+        #expect(try await phoneExchange.retrieve().isEmpty)
+        #expect(phoneExchange.pendingVersionCount == 1)
+        #expect(try await fromPhrase.retrieve().isEmpty, "the phrase was replaced by the removal")
+    }
+
     /// The leak check: the corpus synced through a server of its own (its own SQLite file,
     /// or its own PostgreSQL database), then every file of the SQLite storage, or a
     /// `pg_dump` of the database, searched for every identifier, timestamp, metadata key
