@@ -155,7 +155,7 @@ enum EncryptedRemote {
             }
             do {
                 return try await EncryptedExchange.joining(through: inner, as: encryption.device)
-            } catch EncryptionError.notEnrolled, EncryptionError.keyringRejected(revision: 0, reason: "the other side holds no keyring") {
+            } catch EncryptionError.notEnrolled {
                 try await EncryptedExchange.requestEnrollment(of: encryption.device.record, through: inner)
                 throw encryption.waitingToBeAdded
             }

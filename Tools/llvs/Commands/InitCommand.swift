@@ -80,9 +80,10 @@ extension DeviceIdentity {
     ///
     /// - Throws: `ValidationError` for a name the keyring cannot hold.
     static func named(_ name: String?) throws -> DeviceIdentity {
-        let host = String(String(ProcessInfo.processInfo.hostName.unicodeScalars.prefix(64)).utf8.prefix(64)) ?? "device"
+        // A host name is ASCII; one that is not, or too long, gives way to "device".
+        let host = ProcessInfo.processInfo.hostName
         do {
-            return try DeviceIdentity(name: name ?? (host.isEmpty ? "device" : host))
+            return try DeviceIdentity(name: name ?? (host.isEmpty || host.utf8.count > 64 ? "device" : host))
         } catch {
             throw ValidationError("--device-name: \(error)")
         }

@@ -88,15 +88,17 @@ extension EncryptedExchange {
     /// phrase alone: reads the keyring on the other side and opens it with `phrase`.
     ///
     /// - Throws: ``EncryptionError/notEnrolled(reason:)`` for a phrase that is not the
-    ///   store's current one, ``EncryptionError/keyringRejected(revision:reason:)`` when there
-    ///   is no keyring or it does not hold up; what `inner` throws. Nothing is written.
+    ///   store's current one or no keyring on the other side,
+    ///   ``EncryptionError/keyringRejected(revision:reason:)`` when it does not hold up; what
+    ///   `inner` throws. Nothing is written.
     public static func restoring(through inner: any Exchange, phrase: RecoveryPhrase) async throws -> EncryptedExchange {
         try EncryptedExchange(sealing: inner, keyring: try await readKeyring(through: inner), member: .phrase(phrase))
     }
 
     /// An exchange through `inner` for `device`, once an enrolled device has added it.
     ///
-    /// - Throws: ``EncryptionError/notEnrolled(reason:)`` until it is added;
+    /// - Throws: ``EncryptionError/notEnrolled(reason:)`` until it is added (or while the
+    ///   other side holds no keyring);
     ///   ``EncryptionError/keyringRejected(revision:reason:)``; what `inner` throws.
     public static func joining(through inner: any Exchange, as device: DeviceIdentity) async throws -> EncryptedExchange {
         try EncryptedExchange(sealing: inner, keyring: try await readKeyring(through: inner), member: .device(device))
@@ -118,7 +120,7 @@ extension EncryptedExchange {
             keyringRevisionNumber(id.rawValue).map { ($0, id) }
         }
         guard !numbered.isEmpty else {
-            throw EncryptionError.keyringRejected(revision: 0, reason: "the other side holds no keyring")
+            throw EncryptionError.notEnrolled(reason: "the other side holds no keyring yet")
         }
         return try Keyring(revisions: try await fetchRevisions(Dictionary(numbered) { first, _ in first }, from: 0, through: inner))
     }
@@ -179,17 +181,15 @@ extension EncryptedExchange {
         }
     }
 
-    /// Reads the records of devices asking to join; a carrier whose record is not the
-    /// device its name says is refused.
+    /// Reads the records of devices asking to join. Anyone who can write to the other side
+    /// can post a request, so one that is not a record, or not the record of the device its
+    /// name says, is passed over (never listed, never an error that would stop the sync).
     private func readEnrollmentRequests(_ ids: [Version.ID]) async throws {
         let changes = try await inner.retrieveValueChanges(forVersionsIdentifiedBy: ids)
-        var records: [DeviceRecord] = []
-        for id in ids {
-            let record = try DeviceRecord(serialized: try Self.carriedBytes(name: id.rawValue, changes[id]))
-            guard "device-" + record.idHex == id.rawValue else {
-                throw EncryptionError.notSealed(name: id.rawValue, reason: "it holds the record of device \(record.idHex)")
-            }
-            records.append(record)
+        let records = ids.compactMap { id -> DeviceRecord? in
+            guard let bytes = try? Self.carriedBytes(name: id.rawValue, changes[id]),
+                  let record = try? DeviceRecord(serialized: bytes), "device-" + record.idHex == id.rawValue else { return nil }
+            return record
         }
         membership.withLock { membership in
             for record in records where membership?.keyring.devices.contains(record) == false {

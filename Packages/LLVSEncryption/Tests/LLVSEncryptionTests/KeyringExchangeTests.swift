@@ -96,6 +96,33 @@ import Testing
         #expect(try Self.texts(store)["from the phone"] == "hello")
     }
 
+    @Test func hostileRequestsToJoinArePassedOverAndTheSyncGoesOn() async throws {
+        let empty = try makeStore()
+        await #expect(throws: EncryptionError.notEnrolled(reason: "the other side holds no keyring yet")) {
+            try await EncryptedExchange.joining(through: directory(empty), as: try DeviceIdentity(name: "early"))
+        }
+        let (_, _, storeKey, laptopExchange) = try await founded(count: 2)
+        let phone = try DeviceIdentity(name: "phone"), tablet = try DeviceIdentity(name: "tablet"), watch = try DeviceIdentity(name: "watch")
+        func carrier(_ name: String, _ changes: [Value.Change]) -> (Version, [Value.Change]) {
+            (Version(id: .init(name), predecessors: nil, timestamp: 0, valueDataSize: 0, metadata: [:]), changes)
+        }
+        let sealed = EncryptedExchange.sealedValueId
+        try await directory(empty).send(versionChanges: [
+            carrier("device-" + String(repeating: "ab", count: 16), [.insert(Value(id: sealed, data: Data([0xFF, 0x00, 0x41])))]),
+            carrier("device-" + watch.record.idHex, [.insert(Value(id: sealed, data: phone.record.serialized))]),
+            carrier("device-" + phone.record.idHex, [.insert(Value(idString: "other", data: phone.record.serialized)), .remove(.init("x"))]),
+            carrier("device-\u{0}\u{FFFF}", [.insert(Value(id: sealed, data: Data("\u{0}".utf8)))]),
+        ])
+        try await EncryptedExchange.requestEnrollment(of: tablet.record, through: directory(empty))
+        let store = laptopExchange.store
+        try store.makeVersion(basedOnPredecessor: store.mostRecentHead?.id, inserting: [Value(idString: "after", data: Data("x".utf8))])
+        try await laptopExchange.send()
+        try await laptopExchange.retrieve()
+        #expect(laptopExchange.enrollmentRequests == [tablet.record], "only the genuine request is listed")
+        let restored = try await EncryptedExchange.restoring(through: directory(try makeStore()), phrase: RecoveryPhrase(storeKey: storeKey))
+        #expect(try await restored.retrieve().count == 3, "the posted garbage stops no one's sync")
+    }
+
     @Test func aRemovedDeviceKeepsWhatItHeldGetsNothingNewAndCannotSend() async throws {
         let (store, laptop, _, laptopExchange) = try await founded()
         let phone = try DeviceIdentity(name: "phone")

@@ -44,20 +44,25 @@ import Testing
     static let url = ConformanceVectors.directory.appendingPathComponent("formats/keyrings.json")
     static func hex(_ data: some Sequence<UInt8>) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
-    static func device(_ name: String, _ seed: UInt8) throws -> (DeviceIdentity, Device) {
+    /// The device named `name` with these private keys, as a saved device file holds it.
+    static func identity(_ name: String, agreement: Data, signing: Data) throws -> DeviceIdentity {
         var serialized = Data("LLVSDEV1".utf8)
         serialized.append(UInt8(name.utf8.count))
         serialized.append(Data(name.utf8))
-        let agreement = Data(repeating: seed, count: 32), signing = Data(repeating: seed &+ 0x10, count: 32)
         serialized.append(agreement)
         serialized.append(signing)
-        let identity = try DeviceIdentity(serialized: serialized)
+        return try DeviceIdentity(serialized: serialized)
+    }
+
+    static func device(_ name: String, _ seed: UInt8) throws -> (DeviceIdentity, Device) {
+        let agreement = Data(repeating: seed, count: 32), signing = Data(repeating: seed &+ 0x10, count: 32)
+        let identity = try identity(name, agreement: agreement, signing: signing)
         return (identity, Device(name: name, x25519PrivateKey: hex(agreement), ed25519Seed: hex(signing), record: hex(identity.record.serialized),
                                  id: identity.record.idHex, enrollmentCode: identity.record.enrollmentCode))
     }
 
     static func opening(_ keyring: Keyring, _ member: KeyringMember, _ label: String) -> Opening {
-        do {
+        do throws(EncryptionError) {
             let secrets: KeyringSecrets
             switch member {
             case .device(let device): secrets = try keyring.secrets(for: device)
@@ -65,8 +70,10 @@ import Testing
             }
             return Opening(member: label, storeKey: hex(secrets.storeKey.rawRepresentation), recoverySecret: hex(secrets.recoveryPhrase.secret),
                            epochKeys: secrets.epochKeys.map { hex($0) })
+        } catch .notEnrolled {
+            return Opening(member: label, errorClass: "notEnrolled")
         } catch {
-            return Opening(member: label, errorClass: "\(error)".hasPrefix("the keyring holds no keys") ? "notEnrolled" : "keyringRejected")
+            return Opening(member: label, errorClass: "keyringRejected")
         }
     }
 
@@ -142,12 +149,8 @@ import Testing
         }
         var members: [String: KeyringMember] = [:]
         for vector in file.devices {
-            var serialized = Data("LLVSDEV1".utf8)
-            serialized.append(UInt8(vector.name.utf8.count))
-            serialized.append(Data(vector.name.utf8))
-            serialized.append(try ConformanceVectors.bytes(vector.x25519PrivateKey))
-            serialized.append(try ConformanceVectors.bytes(vector.ed25519Seed))
-            let device = try DeviceIdentity(serialized: serialized)
+            let device = try Self.identity(vector.name, agreement: try ConformanceVectors.bytes(vector.x25519PrivateKey),
+                                           signing: try ConformanceVectors.bytes(vector.ed25519Seed))
             #expect(Self.hex(device.record.serialized) == vector.record && device.record.idHex == vector.id
                     && device.record.enrollmentCode == vector.enrollmentCode, "\(vector.name)")
             members["device:" + vector.name] = .device(device)
