@@ -260,7 +260,7 @@ let modules: [Module] = [
            external: [hummingbird, hummingbirdCore, hummingbirdTLS, serviceLifecycle, nioCore("SyncServer"), nioSSL("SyncServer"), logging("SyncServer"), crypto,
                       nioHTTPTypes, metrics, prometheus]),
     Module(name: "LLVSHTTPExchange", kind: .library, package: "LLVSHTTP",
-           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange"],
+           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSEncryption"],
            external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), nioSSL("HTTPClient"), logging("HTTPClient")]),
     Module(name: "llvs-http-worker", kind: .worker, package: "LLVSHTTP",
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),

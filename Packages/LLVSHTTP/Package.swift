@@ -96,6 +96,7 @@ let package = Package(
             name: "LLVSHTTPExchange",
             dependencies: [
                 .product(name: "LLVSSupport", package: "LLVSCore"),
+                .product(name: "LLVSEncryption", package: "LLVSEncryption"),
                 "LLVSSyncProtocol",
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),

@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSStore
 import LLVSSupport
 
 /// Who opens a keyring: an enrolled device, or the recovery phrase.
@@ -74,78 +75,117 @@ extension EncryptedExchange {
         guard keyring.extends(held.keyring) else {
             throw EncryptionError.keyringRejected(revision: UInt32(keyring.revisions.count - 1), reason: "it does not extend the keyring followed")
         }
-        let carriers = keyring.revisions.enumerated().dropFirst(held.publishedCount).map {
-            Self.carrier(named: Self.keyringCarrierName($0.offset), holding: $0.element)
+        let blobs = keyring.revisions.enumerated().dropFirst(held.publishedCount).map {
+            (name: Self.keyringCarrierName($0.offset), data: $0.element)
         }
-        try await sendCarriers(carriers, names: [:])
+        if let differing = try await putBlobs(Array(blobs), names: [:]).first {
+            throw ExchangeError.conflictingVersion(Version.ID(differing), location: "the other side")
+        }
+        let previous = currentKeys
         try take(keyring)
+        let keys = currentKeys
+        if keys.currentEpoch != previous.currentEpoch, let old = previous.writeToken(ofEpoch: previous.currentEpoch),
+           let new = keys.writeToken(ofEpoch: keys.currentEpoch) {
+            // The revision went under the old epoch's token; from now on only the new one writes.
+            try await transport.replaceWriteToken(current: old, with: new)
+        }
         membership.withLock { membership in
             if let published = membership?.publishedCount { membership?.publishedCount = max(published, keyring.revisions.count) }
         }
     }
 
-    /// An exchange through `inner` for a device that restores the store from its recovery
-    /// phrase alone: reads the keyring on the other side and opens it with `phrase`.
+    /// An exchange through `inner` (as carriers) for a device that restores the store from
+    /// its recovery phrase alone: reads the keyring on the other side and opens it with `phrase`.
     ///
     /// - Throws: ``EncryptionError/notEnrolled(reason:)`` for a phrase that is not the
     ///   store's current one or no keyring on the other side,
     ///   ``EncryptionError/keyringRejected(revision:reason:)`` when it does not hold up; what
     ///   `inner` throws. Nothing is written.
     public static func restoring(through inner: any Exchange, phrase: RecoveryPhrase) async throws -> EncryptedExchange {
-        try EncryptedExchange(sealing: inner, keyring: try await readKeyring(through: inner), member: .phrase(phrase))
+        try await restoring(through: CarrierBlobTransport(inner), store: inner.store, phrase: phrase)
     }
 
-    /// An exchange through `inner` for `device`, once an enrolled device has added it.
+    /// An exchange into `transport` for `store`, restored from the recovery phrase alone (as
+    /// ``restoring(through:phrase:)``).
+    ///
+    /// - Throws: As ``restoring(through:phrase:)``.
+    public static func restoring(through transport: any SealedBlobTransport, store: Store, phrase: RecoveryPhrase) async throws -> EncryptedExchange {
+        try EncryptedExchange(blobs: transport, store: store, keyring: try await readKeyring(through: transport), member: .phrase(phrase))
+    }
+
+    /// An exchange through `inner` (as carriers) for `device`, once an enrolled device has added it.
     ///
     /// - Throws: ``EncryptionError/notEnrolled(reason:)`` until it is added (or while the
     ///   other side holds no keyring);
     ///   ``EncryptionError/keyringRejected(revision:reason:)``; what `inner` throws.
     public static func joining(through inner: any Exchange, as device: DeviceIdentity) async throws -> EncryptedExchange {
-        try EncryptedExchange(sealing: inner, keyring: try await readKeyring(through: inner), member: .device(device))
+        try await joining(through: CarrierBlobTransport(inner), store: inner.store, as: device)
     }
 
-    /// Publishes `device`'s record through `inner`, so an enrolled device finds it among its
-    /// ``enrollmentRequests`` and adds it after checking its ``DeviceRecord/enrollmentCode``.
-    /// Sending the same request again does nothing.
+    /// An exchange into `transport` for `store` and `device`, once an enrolled device has
+    /// added it (as ``joining(through:as:)``).
+    ///
+    /// - Throws: As ``joining(through:as:)``.
+    public static func joining(through transport: any SealedBlobTransport, store: Store, as device: DeviceIdentity) async throws -> EncryptedExchange {
+        try EncryptedExchange(blobs: transport, store: store, keyring: try await readKeyring(through: transport), member: .device(device))
+    }
+
+    /// Publishes `device`'s record through `inner` (as a carrier), so an enrolled device finds
+    /// it among its ``enrollmentRequests`` and adds it after checking its
+    /// ``DeviceRecord/enrollmentCode``. Sending the same request again does nothing.
     ///
     /// - Throws: What `inner` throws.
     public static func requestEnrollment(of device: DeviceRecord, through inner: any Exchange) async throws {
-        try await inner.send(versionChanges: [carrier(named: "device-" + device.idHex, holding: device.serialized)])
+        try await requestEnrollment(of: device, through: CarrierBlobTransport(inner))
     }
 
-    /// The keyring on the other side of `inner`, read whole.
-    static func readKeyring(through inner: any Exchange) async throws -> Keyring {
-        try await inner.prepareToRetrieve()
-        let numbered = try await inner.retrieveVersionIdentifiers(after: nil).versionIds.compactMap { id in
-            keyringRevisionNumber(id.rawValue).map { ($0, id) }
+    /// Publishes `device`'s record into `transport` (no write token needed), as
+    /// ``requestEnrollment(of:through:)-(_,any Exchange)``.
+    ///
+    /// - Throws: What `transport` throws.
+    public static func requestEnrollment(of device: DeviceRecord, through transport: any SealedBlobTransport) async throws {
+        _ = try await transport.put([(name: "device-" + device.idHex, data: device.serialized)], writeToken: nil)
+    }
+
+    /// The keyring on the other side of `transport`, read whole.
+    static func readKeyring(through transport: any SealedBlobTransport) async throws -> Keyring {
+        try await transport.prepareToRetrieve()
+        var names: [String] = []
+        var cursor: ExchangeCursor?
+        while true {
+            let page = try await transport.listBlobs(after: cursor)
+            names += page.names
+            guard let next = page.cursor, next != cursor, !page.names.isEmpty else { break }
+            cursor = next
         }
+        let numbered = names.compactMap { name in keyringRevisionNumber(name).map { ($0, name) } }
         guard !numbered.isEmpty else {
             throw EncryptionError.notEnrolled(reason: "the other side holds no keyring yet")
         }
-        return try Keyring(revisions: try await fetchRevisions(Dictionary(numbered) { first, _ in first }, from: 0, through: inner))
+        return try Keyring(revisions: try await fetchRevisions(Dictionary(numbered) { first, _ in first }, from: 0, through: transport))
     }
 
     /// Takes the keyring and enrollment carriers out of a listing: new revisions are checked
     /// and followed (or, with no keyring followed, skipped), requests are read. Returns the
     /// other identifiers, in order.
-    func takeKeyringCarriers(from ids: [Version.ID]) async throws -> [Version.ID] {
-        var others: [Version.ID] = []
-        var revisions: [UInt32: Version.ID] = [:]
-        var requests: [Version.ID] = []
-        for id in ids {
-            if let number = Self.keyringRevisionNumber(id.rawValue) {
-                revisions[number] = id
-            } else if id.rawValue.hasPrefix("device-") {
-                requests.append(id)
+    func takeKeyringCarriers(from names: [String]) async throws -> [String] {
+        var others: [String] = []
+        var revisions: [UInt32: String] = [:]
+        var requests: [String] = []
+        for name in names {
+            if let number = Self.keyringRevisionNumber(name) {
+                revisions[number] = name
+            } else if name.hasPrefix("device-") {
+                requests.append(name)
             } else {
-                others.append(id)
+                others.append(name)
             }
         }
         guard let held = membership.withLock({ $0 }) else { return others }
         let heldCount = held.keyring.revisions.count
         let newer = revisions.filter { $0.key >= heldCount }
         if !newer.isEmpty {
-            let fetched = try await Self.fetchRevisions(newer, from: heldCount, through: inner)
+            let fetched = try await Self.fetchRevisions(newer, from: heldCount, through: transport)
             try take(try Keyring(revisions: held.keyring.revisions + fetched))
         }
         if let listedCount = revisions.keys.max().map({ Int($0) + 1 }) {
@@ -184,12 +224,13 @@ extension EncryptedExchange {
     /// Reads the records of devices asking to join. Anyone who can write to the other side
     /// can post a request, so one that is not a record, or not the record of the device its
     /// name says, is passed over (never listed, never an error that would stop the sync).
-    private func readEnrollmentRequests(_ ids: [Version.ID]) async throws {
-        let changes = try await inner.retrieveValueChanges(forVersionsIdentifiedBy: ids)
-        let records = ids.compactMap { id -> DeviceRecord? in
-            guard let bytes = try? Self.carriedBytes(name: id.rawValue, changes[id]),
-                  let record = try? DeviceRecord(serialized: bytes), "device-" + record.idHex == id.rawValue else { return nil }
-            return record
+    private func readEnrollmentRequests(_ names: [String]) async throws {
+        var records: [DeviceRecord] = []
+        for name in names {
+            // One at a time: a request that is not a blob must not hide the others.
+            guard let bytes = try? await transport.blobs(named: [name])[name],
+                  let record = try? DeviceRecord(serialized: bytes), "device-" + record.idHex == name else { continue }
+            records.append(record)
         }
         membership.withLock { membership in
             for record in records where membership?.keyring.devices.contains(record) == false {
@@ -199,15 +240,18 @@ extension EncryptedExchange {
     }
 
     /// The bytes of the revisions numbered from `first` on, which must all be listed.
-    private static func fetchRevisions(_ listed: [UInt32: Version.ID], from first: Int, through inner: any Exchange) async throws -> [Data] {
+    private static func fetchRevisions(_ listed: [UInt32: String], from first: Int, through transport: any SealedBlobTransport) async throws -> [Data] {
         let last = Int(listed.keys.max() ?? 0)
         let wanted = (first...max(first, last)).map { UInt32($0) }
         if let missing = wanted.first(where: { listed[$0] == nil }) {
             throw EncryptionError.keyringRejected(revision: missing, reason: "revision \(missing) is missing on the other side, before revision \(last)")
         }
-        let ids = wanted.compactMap { listed[$0] }
-        let changes = try await inner.retrieveValueChanges(forVersionsIdentifiedBy: ids)
-        return try ids.map { try carriedBytes(name: $0.rawValue, changes[$0]) }
+        let names = wanted.compactMap { listed[$0] }
+        let blobs = try await transport.blobs(named: names)
+        return try names.map { name in
+            guard let blob = blobs[name] else { throw ExchangeError.missingValueChanges(Version.ID(name)) }
+            return blob
+        }
     }
 
     /// The carrier name of keyring revision `number`.

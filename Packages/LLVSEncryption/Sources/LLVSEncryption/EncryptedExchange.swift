@@ -5,9 +5,9 @@ import LLVSStore
 import LLVSSupport
 
 /// An exchange that seals every version before it leaves the store and opens it on the way
-/// in, through any other exchange (a shared directory, the sync server, memory): the other
-/// side holds one blob per version and learns only how many there are, their padded sizes
-/// and when they arrived (SPEC.md, "Encrypted exchanges").
+/// in, through any other exchange (a shared directory, the sync server, memory) or a blind
+/// sync server store: the other side holds one blob per version and learns only how many
+/// there are, their padded sizes and when they arrived (SPEC.md, "Encrypted exchanges").
 ///
 /// ```swift
 /// let keys = EncryptionKeys(storeKey: storeKey)
@@ -17,11 +17,11 @@ import LLVSSupport
 /// try await exchange.retrieve()
 /// ```
 ///
-/// On the other side, version `v` is a version named by the lower-case hex of
-/// HMAC-SHA256(name key, `v`'s identifier), with no predecessors, timestamp 0, no metadata,
-/// and one inserted value, ``sealedValueId``, whose data is the blob. Only the parts of the
-/// wrapped exchange are used (its own sync algorithm never runs), so hand the wrapped
-/// exchange to nothing else: its `retrieve()` would add the sealed carriers to the store.
+/// On the other side, version `v` is a blob named by the lower-case hex of
+/// HMAC-SHA256(name key, `v`'s identifier), kept by a ``SealedBlobTransport``: through an
+/// exchange, a ``CarrierBlobTransport`` (hand that exchange to nothing else); through a
+/// blind server store, its blobs as they are, with writes guarded by the current epoch's
+/// write token (``EncryptionKeys/writeToken(ofEpoch:)``).
 ///
 /// What is checked on the way in: the blob opens under the key of the epoch its header names,
 /// with the store and the name bound in (so a flipped bit, a cut, a blob moved to another
@@ -34,16 +34,16 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// The value identifier of a carrier's one value, the blob.
     public static let sealedValueId = Value.ID("sealed")
 
-    /// The exchange that carries the blobs.
-    public let inner: any Exchange
-    /// The store versions are retrieved into and sent from (the wrapped exchange's).
-    public var store: Store { inner.store }
+    /// Where the blobs are kept.
+    public let transport: any SealedBlobTransport
+    /// The store versions are retrieved into and sent from.
+    public let store: Store
     /// The cursor into the other side's list of blobs and the heads known to be there.
     public let restoration = ExchangeRestorationState()
-    /// The wrapped exchange's batch limit: a blob is a version's data and a few bytes more.
-    public var maximumBatchByteCount: Int { inner.maximumBatchByteCount }
-    /// The wrapped exchange's notifications.
-    public var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
+    /// The transport's batch limit: a blob is a version's data and a few bytes more.
+    public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
+    /// The transport's notifications.
+    public var newVersionsAvailable: AsyncStream<Void> { transport.newBlobsAvailable }
 
     /// Opened versions kept between the listing that opened them and the call that takes
     /// their changes, up to this many bytes of value data; past it, changes are opened
@@ -68,9 +68,15 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var pending: [String: UInt32] = [:]
     }
 
-    /// Seals through `inner` with `keys`.
-    public init(sealing inner: any Exchange, keys: EncryptionKeys) {
-        self.inner = inner
+    /// Seals through `inner` (as carriers, ``CarrierBlobTransport``) with `keys`.
+    public convenience init(sealing inner: any Exchange, keys: EncryptionKeys) {
+        self.init(blobs: CarrierBlobTransport(inner), store: inner.store, keys: keys)
+    }
+
+    /// Seals `store`'s versions into `transport` with `keys`.
+    public init(blobs transport: any SealedBlobTransport, store: Store, keys: EncryptionKeys) {
+        self.transport = transport
+        self.store = store
         self.keys = Locked(keys)
         membership = Locked(nil)
     }
@@ -81,8 +87,17 @@ public final class EncryptedExchange: RestorationStateKeeping {
     ///
     /// - Throws: ``EncryptionError/notEnrolled(reason:)`` when the keyring holds no keys for
     ///   `member`; ``EncryptionError/keyringRejected(revision:reason:)``.
-    public init(sealing inner: any Exchange, keyring: Keyring, member: KeyringMember) throws(EncryptionError) {
-        self.inner = inner
+    public convenience init(sealing inner: any Exchange, keyring: Keyring, member: KeyringMember) throws(EncryptionError) {
+        try self.init(blobs: CarrierBlobTransport(inner), store: inner.store, keyring: keyring, member: member)
+    }
+
+    /// Seals `store`'s versions into `transport` with the keys `keyring` holds for `member`,
+    /// and follows the keyring (as ``init(sealing:keyring:member:)``).
+    ///
+    /// - Throws: ``EncryptionError/notEnrolled(reason:)``, ``EncryptionError/keyringRejected(revision:reason:)``.
+    public init(blobs transport: any SealedBlobTransport, store: Store, keyring: Keyring, member: KeyringMember) throws(EncryptionError) {
+        self.transport = transport
+        self.store = store
         keys = Locked(try member.secrets(in: keyring).encryptionKeys)
         membership = Locked(KeyringMembership(keyring: keyring, member: member))
     }
@@ -108,15 +123,15 @@ public final class EncryptedExchange: RestorationStateKeeping {
 
     // MARK: The parts
 
-    /// Prepares the wrapped exchange.
+    /// Prepares the transport.
     ///
-    /// - Throws: What the wrapped exchange throws.
-    public func prepareToRetrieve() async throws { try await inner.prepareToRetrieve() }
+    /// - Throws: What the transport throws.
+    public func prepareToRetrieve() async throws { try await transport.prepareToRetrieve() }
 
-    /// Prepares the wrapped exchange.
+    /// Prepares the transport.
     ///
-    /// - Throws: What the wrapped exchange throws.
-    public func prepareToSend() async throws { try await inner.prepareToSend() }
+    /// - Throws: What the transport throws.
+    public func prepareToSend() async throws { try await transport.prepareToSend() }
 
     /// The identifiers of every version on the other side that opens (pending ones left out).
     ///
@@ -133,23 +148,23 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// - Throws: ``EncryptionError`` for a blob that is tampered with, malformed or not
     ///   sealed; what the wrapped exchange throws.
     public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
-        var page = try await inner.retrieveVersionIdentifiers(after: cursor)
-        page.versionIds = try await takeKeyringCarriers(from: page.versionIds)
+        let page = try await transport.listBlobs(after: cursor)
+        let names = try await takeKeyringCarriers(from: page.names)
         var listed: [Version.ID] = []
         var unknown: [String] = []
         var seen: Set<String> = []
         nameLocalVersions()
         cache.withLock { cache in
-            for carrier in page.versionIds where seen.insert(carrier.rawValue).inserted {
-                if let id = cache.versionIdsByName[carrier.rawValue] {
+            for name in names where seen.insert(name).inserted {
+                if let id = cache.versionIdsByName[name] {
                     listed.append(id)
                 } else {
-                    unknown.append(carrier.rawValue)
+                    unknown.append(name)
                 }
             }
         }
         var pending: [String: UInt32] = [:]
-        for (name, opened) in try await openBlobs(named: unknown) {
+        for (name, opened) in try await openBlobs(named: unknown, sizes: page.sizes) {
             switch opened {
             case .version(let version, let changes):
                 listed.append(version.id)
@@ -216,28 +231,49 @@ public final class EncryptedExchange: RestorationStateKeeping {
         return result
     }
 
-    /// Seals each version and sends the blobs through the wrapped exchange in one call.
+    /// Seals each version and puts the blobs in one call. A version whose name the other
+    /// side holds already, with other bytes, is opened there: the same version with the same
+    /// changes was sent before (by this device, or another making the same merge, with
+    /// another nonce) and is left as it is; anything else is a conflict.
     ///
     /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` naming the version (not
-    ///   its blob) when the other side holds another blob under its name: other content
-    ///   under the same identifier, or the same version sealed under another epoch;
-    ///   ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key; what the
-    ///   wrapped exchange throws.
+    ///   its blob) when the other side holds another version or other changes under its name
+    ///   (a carrier exchange refuses the whole write then; a blind store keeps the others); ``EncryptionError/invalidKey(reason:)`` when
+    ///   the current epoch has no key; ``EncryptionError/notEnrolled(reason:)`` once removed;
+    ///   ``EncryptionError/writeTokenRejected(reason:)`` when a blind store wants another
+    ///   write token; what the transport throws.
     public func send(versionChanges: [VersionChanges]) async throws {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
         let keys = currentKeys
-        var carriers: [VersionChanges] = []
+        var blobs: [(name: String, data: Data)] = []
         var names: [String: Version.ID] = [:]
-        carriers.reserveCapacity(versionChanges.count)
+        blobs.reserveCapacity(versionChanges.count)
         for (version, changes) in versionChanges {
             let name = keys.name(of: version.id)
             let blob = try SealedVersion.seal(version, changes: changes, name: name, keys: keys)
             let hexName = Hex.encode(name)
             names[hexName] = version.id
-            carriers.append(Self.carrier(named: hexName, holding: blob))
+            blobs.append((hexName, blob))
         }
-        try await sendCarriers(carriers, names: names)
+        let differing = try await putBlobs(blobs, names: names)
+        try await checkSentBefore(differing.filter { names[$0] != nil }, versionChanges: versionChanges, names: names)
         cache.withLock { $0.versionIdsByName.merge(names) { _, new in new } }
+    }
+
+    /// Opens the blobs the other side held already, with other bytes, under the names of
+    /// versions just sent: each must be the same version with the same changes (sealed
+    /// before, with another nonce); anything else is a conflict.
+    private func checkSentBefore(_ differing: [String], versionChanges: [VersionChanges], names: [String: Version.ID]) async throws {
+        guard !differing.isEmpty else { return }
+        var sent: [Version.ID: VersionChanges] = [:]
+        for entry in versionChanges { sent[entry.version.id] = entry }
+        for (name, opened) in try await openBlobs(named: differing) {
+            guard let id = names[name], let (version, changes) = sent[id] else { continue }
+            guard case .version(let held, let heldChanges) = opened, held.id == version.id, held.predecessors == version.predecessors,
+                  held.timestamp == version.timestamp, held.metadata == version.metadata, heldChanges == changes else {
+                throw ExchangeError.conflictingVersion(id, location: "the other side")
+            }
+        }
     }
 
     // MARK: Blobs
@@ -260,72 +296,65 @@ public final class EncryptedExchange: RestorationStateKeeping {
         }
     }
 
-    /// Fetches and opens the blobs of `names`: records first (for their sizes, 1,000 a
-    /// request), then the blobs in batches of at most ``maximumBatchByteCount`` bytes.
-    private func openBlobs(named names: [String]) async throws -> [(String, SealedVersion.Opened)] {
+    /// Fetches and opens the blobs of `names` in batches of at most ``maximumBatchByteCount``
+    /// bytes, by the sizes listed or asked of the transport.
+    private func openBlobs(named names: [String], sizes listedSizes: [String: Int64] = [:]) async throws -> [(String, SealedVersion.Opened)] {
         guard !names.isEmpty else { return [] }
-        var sizes: [String: Int64] = [:]
-        var start = 0
-        while start < names.count {
-            let slice = names[start..<min(start + 1_000, names.count)]
-            for carrier in try await inner.retrieveVersions(identifiedBy: slice.map { Version.ID($0) }) {
-                sizes[carrier.id.rawValue] = max(0, carrier.valueDataSize ?? 65_536)
-            }
-            start = slice.endIndex
-        }
+        var sizes = listedSizes
+        let unsized = names.filter { sizes[$0] == nil }
+        if !unsized.isEmpty { sizes.merge(try await transport.blobSizes(named: unsized)) { first, _ in first } }
         var opened: [(String, SealedVersion.Opened)] = []
         opened.reserveCapacity(names.count)
         var batch: [String] = []
         var batchBytes: Int64 = 0
         func flush() async throws {
             guard !batch.isEmpty else { return }
-            let changes = try await inner.retrieveValueChanges(forVersionsIdentifiedBy: batch.map { Version.ID($0) })
+            let blobs = try await transport.blobs(named: batch)
             for name in batch {
-                opened.append((name, try open(name: name, carrierChanges: changes[Version.ID(name)])))
+                guard let blob = blobs[name] else { throw ExchangeError.missingValueChanges(Version.ID(name)) }
+                opened.append((name, try open(name: name, blob: blob)))
             }
             batch = []
             batchBytes = 0
         }
         for name in names {
-            let size = sizes[name] ?? 65_536
+            let size = min(max(0, sizes[name] ?? 65_536), Int64(Int32.max))
             if !batch.isEmpty, batchBytes > Int64(maximumBatchByteCount) - size { try await flush() }
             batch.append(name)
-            batchBytes += min(size, Int64(Int32.max))
+            batchBytes += size
         }
         try await flush()
         return opened
     }
 
-    /// Sends `carriers`, mapping a conflict on a carrier to the version it carries.
-    func sendCarriers(_ carriers: [VersionChanges], names: [String: Version.ID]) async throws {
+    /// Puts `blobs` under the current epoch's write token, mapping a conflict on a blob to
+    /// the version it holds. A blind store that still wants the previous epoch's token (the
+    /// device that started the epoch stopped before moving the store to it) is moved, and
+    /// the write made again once. Returns the names held already with other bytes.
+    func putBlobs(_ blobs: [(name: String, data: Data)], names: [String: Version.ID]) async throws -> [String] {
+        let keys = currentKeys
+        let token = keys.writeToken(ofEpoch: keys.currentEpoch)
         do {
-            try await inner.send(versionChanges: carriers)
+            do {
+                return try await transport.put(blobs, writeToken: token)
+            } catch EncryptionError.writeTokenRejected(let reason) {
+                guard keys.currentEpoch > 0, let token, let previous = keys.writeToken(ofEpoch: keys.currentEpoch - 1) else {
+                    throw EncryptionError.writeTokenRejected(reason: reason)
+                }
+                try await transport.replaceWriteToken(current: previous, with: token)
+                return try await transport.put(blobs, writeToken: token)
+            }
         } catch ExchangeError.conflictingVersion(let carrier, let location) {
             throw ExchangeError.conflictingVersion(names[carrier.rawValue] ?? carrier, location: location)
         }
     }
 
-    /// Opens the blob a carrier holds.
-    private func open(name: String, carrierChanges: [Value.Change]?) throws -> SealedVersion.Opened {
+    /// Opens a blob.
+    private func open(name: String, blob: Data) throws -> SealedVersion.Opened {
         guard let nameBytes = SealedVersion.name(fromHex: name) else {
             throw EncryptionError.notSealed(name: name, reason: "its name is not 64 lower-case hex digits")
         }
-        return try SealedVersion.open(try Self.carriedBytes(name: name, carrierChanges), name: nameBytes, keys: currentKeys)
-    }
-
-    /// The bytes a carrier holds: its one inserted value, ``sealedValueId``.
-    static func carriedBytes(name: String, _ carrierChanges: [Value.Change]?) throws -> Data {
-        guard let carrierChanges else { throw ExchangeError.missingValueChanges(Version.ID(name)) }
-        guard carrierChanges.count == 1, case .insert(let value) = carrierChanges[0], value.id == sealedValueId else {
-            throw EncryptionError.notSealed(name: name, reason: "it holds \(carrierChanges.count) changes, not the one insert of \"sealed\"")
-        }
-        return value.data
-    }
-
-    /// A carrier named `name` holding `bytes`.
-    static func carrier(named name: String, holding bytes: Data) -> VersionChanges {
-        (Version(id: Version.ID(name), predecessors: nil, timestamp: 0, valueDataSize: Int64(bytes.count), metadata: [:]),
-         [.insert(Value(id: sealedValueId, data: bytes))])
+        return try SealedVersion.open(blob, name: nameBytes, keys: currentKeys)
     }
 
     /// Fetches and opens the blobs of versions whose names are known but whose contents are

@@ -17,6 +17,10 @@ public enum EncryptionError: Error, Hashable, CustomStringConvertible {
     /// The keyring holds no keys for this device or phrase: it was never enrolled, it was
     /// removed, or the phrase was replaced when a device was removed.
     case notEnrolled(reason: String)
+    /// A blind store refused a write: the write token is not the one of the store's current
+    /// key epoch (a device removed from the keyring, or one that has not yet retrieved the
+    /// revision that started the epoch; a retrieve brings it).
+    case writeTokenRejected(reason: String)
     /// The blob does not open under the key its header names: a flipped bit, a cut, a blob
     /// moved from another name or replayed from another store, a header changed.
     case tampered(name: String, reason: String)
@@ -39,6 +43,8 @@ public enum EncryptionError: Error, Hashable, CustomStringConvertible {
             return "keyring revision \(revision) refused: \(reason)"
         case .notEnrolled(let reason):
             return "the keyring holds no keys for you: \(reason)"
+        case .writeTokenRejected(let reason):
+            return "the other side refused the write: \(reason)"
         case let .tampered(name, reason):
             return "sealed version \(name) was tampered with or belongs elsewhere: \(reason)"
         case let .malformedContents(name, reason):

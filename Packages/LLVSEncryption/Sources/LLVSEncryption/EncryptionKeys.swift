@@ -95,6 +95,19 @@ public struct EncryptionKeys: Sendable {
         epochKeys[epoch].map { SymmetricKey(data: $0) }
     }
 
+    /// The write token of `epoch`, or nil when its key is not held: HKDF-SHA256 of the
+    /// epoch key (salt `LLVS E2E 1`, info `write token`, 32 bytes). A blind server store keeps
+    /// only its SHA-256 and takes writes only with the current epoch's token, so a device
+    /// removed from the keyring (which never gets the new epoch key) writes nothing more.
+    public func writeToken(ofEpoch epoch: UInt32) -> Data? {
+        guard let key = epochKeys[epoch] else { return nil }
+        return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: key), salt: Self.derivationSalt,
+                                      info: Data("write token".utf8), outputByteCount: 32).withUnsafeBytes { Data($0) }
+    }
+
+    /// What a blind store keeps of a write token: its SHA-256.
+    public static func writeTokenHash(_ token: Data) -> Data { Data(SHA256.hash(data: token)) }
+
     /// The 32-byte name of version `id` on the other side: HMAC-SHA256 under the name key of
     /// the identifier's UTF-8 bytes.
     public func name(of id: Version.ID) -> [UInt8] {

@@ -202,7 +202,7 @@ import Testing
                 case .malformedContents: found = "malformedContents"
                 case .unsupportedFormat: found = "unsupportedFormat"
                 case .notSealed: found = "notSealed"
-                case .invalidKey, .invalidPhrase, .keyringRejected, .notEnrolled: found = "\(error)"
+                case .invalidKey, .invalidPhrase, .keyringRejected, .notEnrolled, .writeTokenRejected: found = "\(error)"
                 }
             }
             #expect(found == vector.errorClass, "\(vector.name)")

@@ -44,7 +44,8 @@ struct HTTPTransport: Sendable {
     ///
     /// - Throws: ``HTTPExchangeError``, or `CancellationError` when the task is cancelled.
     func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
-              contentType: String = "application/json", timeout: Duration? = nil, notFoundIsNil: Bool = false) async throws -> Data? {
+              contentType: String = "application/json", headers: [(String, String)] = [], timeout: Duration? = nil,
+              notFoundIsNil: Bool = false) async throws -> Data? {
         let target = url(path, query: query)
         var lastFailure = ""
         var retryAfter: Duration?
@@ -58,6 +59,7 @@ struct HTTPTransport: Sendable {
             var request = HTTPClientRequest(url: target)
             request.method = method
             if let accessToken { request.headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
             if let body {
                 request.headers.add(name: "Content-Type", value: contentType)
                 request.body = .bytes(ByteBuffer(bytes: body))

@@ -12,18 +12,19 @@ import PostgresNIO
 /// several stateless `llvs-server` processes over one database serve the same stores
 /// consistently.
 ///
-/// The tables are those of ``LLVSSyncStorage/SQLiteSyncStorage`` (SPEC.md section 15),
+/// The tables are those of ``LLVSSyncStorage/SQLiteSyncStorage`` (SPEC.md section 15, blind
+/// stores' tables included),
 /// created on first use under an advisory lock so that servers starting together do not
 /// race. A push runs in one transaction that first locks its store's row in `llvs_stores`
 /// (`SELECT … FOR UPDATE`): pushes to one store are serialized across every server, so
 /// sequence numbers follow commit order and a cursor never skips a version that commits
 /// late. Pushes to different stores run in parallel.
-public final class PostgresSyncStorage: SyncStorage {
+public final class PostgresSyncStorage: BlobSyncStorage {
     /// `postgres`.
     public let kind = "postgres"
-    private let client: PostgresClient
+    let client: PostgresClient
     private let runner: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
     private let description: String
 
     /// Connects to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
@@ -69,6 +70,11 @@ public final class PostgresSyncStorage: SyncStorage {
         """
         CREATE TABLE IF NOT EXISTS llvs_snapshot_chunks (store TEXT NOT NULL, snapshot_id TEXT NOT NULL, chunk_index INTEGER NOT NULL,
             data BYTEA NOT NULL, PRIMARY KEY (store, snapshot_id, chunk_index))
+        """,
+        "CREATE TABLE IF NOT EXISTS llvs_blind_stores (name TEXT PRIMARY KEY, identity TEXT NOT NULL, last_sequence BIGINT NOT NULL, write_token_hash BYTEA)",
+        """
+        CREATE TABLE IF NOT EXISTS llvs_blobs (store TEXT NOT NULL, sequence BIGINT NOT NULL, name TEXT NOT NULL, data BYTEA NOT NULL,
+            PRIMARY KEY (store, name), UNIQUE (store, sequence))
         """,
     ]
 
@@ -146,7 +152,7 @@ public final class PostgresSyncStorage: SyncStorage {
 
     /// Runs `body`, mapping database errors to ``SyncStorageError/unavailable(_:)``.
     @discardableResult
-    private func guarded<T>(_ body: () async throws -> T) async throws -> T {
+    func guarded<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as SyncStorageError {

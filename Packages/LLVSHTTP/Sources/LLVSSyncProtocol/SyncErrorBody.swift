@@ -34,6 +34,9 @@ public enum SyncErrorCode: String, Codable, Sendable, CaseIterable {
     /// 422: a pushed version is inconsistent (a version repeated with other content, a
     /// snapshot manifest that does not match its chunks).
     case invalidContent
+    /// 403: a blind store's write needs the write token of the store's current key epoch
+    /// (header `LLVS-Write-Token`), and this request's token is missing or not that one.
+    case writeTokenRejected
     /// 501: this server does not offer the operation (a peer serving a store holds no snapshots).
     case unsupported
     /// 503: the storage failed; retry later.
@@ -47,6 +50,7 @@ public enum SyncErrorCode: String, Codable, Sendable, CaseIterable {
         switch self {
         case .unauthorized: return 401
         case .malformedRequest, .invalidStoreName: return 400
+        case .writeTokenRejected: return 403
         case .notFound, .noSnapshot: return 404
         case .bodyTooLarge: return 413
         case .limitExceeded, .unknownPredecessors, .invalidContent: return 422

@@ -36,6 +36,8 @@ struct SyncHTTPError: HTTPResponseError {
             self.init(.invalidContent, error.description)
         case .unsupported:
             self.init(.unsupported, error.description)
+        case .writeTokenRejected:
+            self.init(.writeTokenRejected, error.description)
         case .unavailable:
             self.init(.storageUnavailable, "The server's storage failed; try again later.")
         }

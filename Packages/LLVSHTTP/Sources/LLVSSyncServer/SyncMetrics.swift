@@ -9,6 +9,8 @@ final class SyncMetrics: Sendable {
     let pushes: Counter
     /// Versions added by pushes (`llvs_versions_added_total`).
     let versionsAdded: Counter
+    /// Blobs stored in blind stores (`llvs_blobs_added_total`).
+    let blobsAdded: Counter
     /// Body bytes of successful pushes (`llvs_pushed_bytes_total`).
     let pushedBytes: Counter
     /// Body bytes of every request (`llvs_request_bytes_total`).
@@ -24,6 +26,7 @@ final class SyncMetrics: Sendable {
         self.factory = factory
         pushes = Counter(label: "llvs_pushes_total", factory: factory)
         versionsAdded = Counter(label: "llvs_versions_added_total", factory: factory)
+        blobsAdded = Counter(label: "llvs_blobs_added_total", factory: factory)
         pushedBytes = Counter(label: "llvs_pushed_bytes_total", factory: factory)
         requestBytes = Counter(label: "llvs_request_bytes_total", factory: factory)
         responseBytes = Counter(label: "llvs_response_bytes_total", factory: factory)

@@ -23,6 +23,8 @@ struct SyncRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get(RouterPath(SyncAPI.healthPath)) { _, _ in try await health() }
         router.get(RouterPath(SyncAPI.metricsPath)) { request, _ in try prometheusMetrics(request) }
+        registerBlindStores(on: router)
+        guard configuration.servesTransparentStores else { return }
         let store = router.group(RouterPath("\(SyncAPI.storesPath)/:store"))
         store.get(RouterPath(SyncAPI.StorePath.versions)) { request, context in try await listVersions(request, context) }
         store.post(RouterPath(SyncAPI.StorePath.fetchVersions)) { request, context in try await fetchVersions(request, context) }
@@ -136,13 +138,18 @@ struct SyncRoutes: Sendable {
 
     func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let store = try authorize(request, context)
+        return try await longPoll(request, store: store) { try await storage.latestCursor(in: store) }
+    }
+
+    /// Answers once `latest()` moves past the request's cursor, or at its timeout.
+    func longPoll(_ request: Request, store: SyncStoreName, latest: @escaping @Sendable () async throws -> SyncCursor) async throws -> Response {
         let cursor = try cursorParameter(request)
         let timeout = try integerParameter(request, "timeout", default: 25, range: 0...SyncLimits.maximumPollSeconds)
         let deadline = ContinuousClock.now + .seconds(timeout)
         // A graceful shutdown answers waiting polls at once instead of at their timeout.
         return try await withGracefulShutdownHandler {
             while true {
-                let latest = try await storageCall { try await storage.latestCursor(in: store) }
+                let latest = try await storageCall { try await latest() }
                 let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
                 let remaining = deadline - ContinuousClock.now
                 if available || remaining <= .zero || Task.isCancelled || Task.isShuttingDownGracefully {

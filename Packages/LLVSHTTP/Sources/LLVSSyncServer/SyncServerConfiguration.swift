@@ -47,6 +47,10 @@ public struct SyncServerConfiguration: Sendable {
     public var tls: SyncServerTLS?
     /// Who may read `GET /metrics` (Prometheus text format).
     public var metricsAccess: MetricsAccess
+    /// False for a server that keeps blind stores only (`llvs-server --blind-only`): the
+    /// transparent API (`/v1/stores/…`) answers 404, so no client can leave readable data on
+    /// it. True by default.
+    public var servesTransparentStores: Bool
 
     /// Who may read `GET /metrics`.
     public enum MetricsAccess: Sendable, Hashable {
@@ -71,7 +75,8 @@ public struct SyncServerConfiguration: Sendable {
                 maximumConnectionCount: Int = SyncServerLimits.defaultMaximumConnectionCount,
                 maximumConcurrentBodyByteCount: Int = SyncServerLimits.defaultMaximumConcurrentBodyByteCount,
                 retryAfterSeconds: Int = SyncServerLimits.defaultRetryAfterSeconds,
-                tls: SyncServerTLS? = nil, metricsAccess: MetricsAccess = .adminTokens) {
+                tls: SyncServerTLS? = nil, metricsAccess: MetricsAccess = .adminTokens,
+                servesTransparentStores: Bool = true) {
         self.host = host
         self.port = port
         self.accessTokens = accessTokens
@@ -86,6 +91,7 @@ public struct SyncServerConfiguration: Sendable {
         self.retryAfterSeconds = retryAfterSeconds
         self.tls = tls
         self.metricsAccess = metricsAccess
+        self.servesTransparentStores = servesTransparentStores
     }
 }
 

@@ -12,8 +12,9 @@ import LLVSSyncProtocol
 /// `llvs_versions(store, sequence, id, record, changes)` (`id` the BLOB of the version
 /// identifier's UTF-8 bytes, so any identifier, NUL included, is kept byte for byte), `llvs_snapshots(store,
 /// snapshot_id, previous_id, manifest)` and `llvs_snapshot_chunks(store, snapshot_id,
-/// chunk_index, data)`.
-public final class SQLiteSyncStorage: SyncStorage {
+/// chunk_index, data)`; for blind stores, `llvs_blind_stores(name, identity, last_sequence,
+/// write_token_hash)` and `llvs_blobs(store, sequence, name, data)`.
+public final class SQLiteSyncStorage: BlobSyncStorage {
     /// `sqlite`.
     public let kind = "sqlite"
     /// The database file.
@@ -66,7 +67,8 @@ public final class SQLiteSyncStorage: SyncStorage {
     /// were recorded has them already, and `v1` leaves them as they are); `v2` rebuilds
     /// `llvs_versions` with `id` as a BLOB of the identifier's UTF-8 bytes, so that every
     /// identifier, NUL included, is stored and compared byte for byte (GRDB binds a text
-    /// as a C string, which ends at the first NUL).
+    /// as a C string, which ends at the first NUL); `v3` adds the blind stores' tables,
+    /// `llvs_blind_stores` and `llvs_blobs`.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in try createVersion1Tables(db) }
@@ -79,6 +81,15 @@ public final class SQLiteSyncStorage: SyncStorage {
                     SELECT store, sequence, CAST(id AS BLOB), record, changes FROM llvs_versions;
                 DROP TABLE llvs_versions;
                 ALTER TABLE llvs_versions_v2 RENAME TO llvs_versions;
+                """)
+        }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE llvs_blind_stores (
+                    name TEXT PRIMARY KEY NOT NULL, identity TEXT NOT NULL, last_sequence INTEGER NOT NULL, write_token_hash BLOB);
+                CREATE TABLE llvs_blobs (
+                    store TEXT NOT NULL, sequence INTEGER NOT NULL, name TEXT NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY (store, name), UNIQUE (store, sequence));
                 """)
         }
         return migrator
@@ -148,7 +159,7 @@ public final class SQLiteSyncStorage: SyncStorage {
     static func identifier(_ blob: Data) -> Version.ID { Version.ID(String(decoding: blob, as: UTF8.self)) }
 
     /// Runs a read, mapping database errors to ``SyncStorageError/unavailable(_:)``.
-    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do {
             return try await pool.read(body)
         } catch let error as SyncStorageError {
@@ -161,7 +172,7 @@ public final class SQLiteSyncStorage: SyncStorage {
     }
 
     /// Runs a write transaction, mapping database errors to ``SyncStorageError/unavailable(_:)``.
-    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do {
             return try await pool.write(body)
         } catch let error as SyncStorageError {

@@ -122,6 +122,9 @@ public enum SyncStorageError: Error, Hashable, CustomStringConvertible {
     /// The request holds something the storage cannot store (the reason names it); the
     /// same request would fail again, so it is the client's error (422 `invalidContent`).
     case invalidInput(String)
+    /// A blind store's write without the write token of its current key epoch (the
+    /// reason says which case).
+    case writeTokenRejected(String)
     /// The database failed or cannot be reached.
     case unavailable(String)
 
@@ -139,6 +142,8 @@ public enum SyncStorageError: Error, Hashable, CustomStringConvertible {
             return what
         case .invalidInput(let reason):
             return "The request cannot be stored: \(reason)"
+        case .writeTokenRejected(let reason):
+            return "The write is refused: \(reason)"
         case .unavailable(let reason):
             return "The storage is unavailable: \(reason)"
         }

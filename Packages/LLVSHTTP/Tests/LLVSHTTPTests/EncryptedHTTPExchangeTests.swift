@@ -92,7 +92,7 @@ import Testing
 }
 
 /// A server storage of the leak check's own, and a search of what it keeps.
-private struct LeakDatabase {
+struct LeakDatabase {
     let kind: StorageKind
     let directory: TemporaryDirectory
     /// The PostgreSQL database's URL and name.
