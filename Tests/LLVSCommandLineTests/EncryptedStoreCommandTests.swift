@@ -93,3 +93,51 @@ import Testing
         }
     }
 }
+
+/// An encrypted store through a blind-only `llvs-server`: pushed, restored from the phrase,
+/// and a removed device's push refused by the server itself (its write token died with the
+/// epoch) with status 7; a store that is not encrypted is told a blind store is not for it;
+/// the server's database holds none of the values.
+@Suite struct BlindServerCommandTests {
+    @Test func anEncryptedStoreSyncsThroughABlindOnlyServer() throws {
+        let scratch = try ScratchDirectory()
+        var server = try ToolRunner("llvs-server")
+        server.environment["LLVS_SERVER_TOKENS"] = "*=\(ServerProcessTests.token)"
+        let (process, base) = try ServerProcessTests.startServer(server, ["--data-directory", scratch.path("data"), "--blind-only"])
+        defer { _ = process.stop() }
+        var llvs = try ToolRunner("llvs")
+        llvs.environment["LLVS_TOKEN"] = ServerProcessTests.token
+        let remote = "\(base)/v1/blind/diary"
+        func store(_ name: String) -> [String] { ["--store", scratch.path(name)] }
+        let laptop = store("laptop"), phone = store("phone"), plain = store("plain")
+
+        let phrase = try #require(try llvs.succeed(["init", "--encrypted", "--device-name", "laptop", "--json"] + laptop).object()["recoveryPhrase"] as? String)
+        try llvs.succeed(["put", "entry", "a secret kept from the server"] + laptop)
+        try llvs.succeed(["push", remote] + laptop)
+        var withPhrase = llvs
+        withPhrase.environment["LLVS_RECOVERY_PHRASE"] = phrase
+        try withPhrase.succeed(["clone", "--phrase", "--device-name", "phone", remote, scratch.path("phone")])
+        #expect(try llvs.succeed(["get", "entry"] + phone).text.contains("a secret kept from the server"))
+
+        // Removed, the phone pushes before pulling: the server refuses its old token.
+        try llvs.succeed(["key", "remove-device", "phone", remote] + laptop)
+        try llvs.succeed(["put", "late", "from the removed phone"] + phone)
+        let refused = try llvs.run(["push", remote] + phone)
+        #expect(refused.status == 7 && refused.stderr.contains("refused the write"), "\(refused.stderr)")
+        try llvs.succeed(["put", "entry", "after the removal"] + laptop)
+        try llvs.succeed(["push", remote] + laptop)
+
+        try llvs.succeed(["init"] + plain)
+        let notEncrypted = try llvs.run(["push", remote] + plain)
+        #expect(notEncrypted.status == 64 && notEncrypted.stderr.contains("blind store"), "\(notEncrypted.stderr)")
+        #expect(try llvs.run(["push", "\(base)/v1/stores/diary"] + plain).status != 0, "a blind-only server keeps no transparent store")
+
+        #expect(process.stop())
+        for file in FileManager.default.enumerator(atPath: scratch.path("data"))?.compactMap({ $0 as? String }) ?? [] {
+            guard let bytes = FileManager.default.contents(atPath: scratch.path("data") + "/" + file) else { continue }
+            for secret in ["a secret kept from the server", "from the removed phone", "after the removal", "entry"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds \"\(secret)\"")
+            }
+        }
+    }
+}

@@ -78,6 +78,10 @@ struct LLVSServerCommand: AsyncParsableCommand {
     @Flag(name: .customLong("public-metrics"), help: "Serve /metrics without a token (for a scraper on a private network).")
     var publicMetrics = false
 
+    @Flag(name: .customLong("blind-only"),
+          help: "Keep blind stores only (/v1/blind/NAME: sealed blobs of encrypted stores); /v1/stores/… answers 404.")
+    var blindOnly = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -131,10 +135,11 @@ struct LLVSServerCommand: AsyncParsableCommand {
                 headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
                 requestTimeout: .milliseconds(Int64(requestTimeout * 1000)), maximumConnectionCount: maximumConnectionCount,
                 maximumConcurrentBodyByteCount: maximumConcurrentBodyByteCount, retryAfterSeconds: retryAfterSeconds,
-                tls: tls, metricsAccess: metricsAccess)
+                tls: tls, metricsAccess: metricsAccess, servesTransparentStores: !blindOnly)
             let scheme = tls == nil ? "http" : "https"
             try await SyncServer(storage: storage, configuration: configuration).run(handlingSignals: true) { port in
-                print("llvs-server listening on \(scheme)://\(host):\(port) (stores at /v1/stores/NAME)")
+                let stores = blindOnly ? "blind stores at /v1/blind/NAME" : "stores at /v1/stores/NAME, blind stores at /v1/blind/NAME"
+                print("llvs-server listening on \(scheme)://\(host):\(port) (\(stores))")
                 fflush(nil)
             }
         } catch let error as SyncStorageError {

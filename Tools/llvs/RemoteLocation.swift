@@ -37,6 +37,13 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     /// The path or URL, for messages.
     var description: String { key }
 
+    /// True for the URL of a blind store (`…/v1/blind/NAME`), which keeps only the sealed
+    /// blobs of an encrypted store.
+    var isBlindStore: Bool {
+        if case .server(let url) = self { return HTTPBlobTransport.isBlindStoreURL(url) }
+        return false
+    }
+
     /// True for a store URL.
     var isServer: Bool {
         if case .server = self { return true }
@@ -74,7 +81,7 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     ///
     /// - Throws: `ValidationError` naming what is wrong with it.
     private static func storeURL(_ text: String) throws -> URL {
-        let form = "http[s]://HOST[:PORT]/v1/stores/NAME"
+        let form = "http[s]://HOST[:PORT]/v1/stores/NAME, or /v1/blind/NAME for a blind store"
         guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             throw ValidationError("\(text) is not a URL; a store URL looks like \(form)")
         }
@@ -91,7 +98,7 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
         var path = components.path
         while path.hasSuffix("/") { path.removeLast() }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[parts.count - 3] == "v1", parts[parts.count - 2] == "stores" else {
+        guard parts.count >= 4, parts[parts.count - 3] == "v1", ["stores", "blind"].contains(parts[parts.count - 2]) else {
             throw ValidationError("\(text) is not a store URL (\(form))")
         }
         guard SyncStoreName.isValid(String(parts[parts.count - 1])) else {

@@ -144,24 +144,34 @@ enum EncryptedRemote {
     /// - Throws: ``CLIError/encryption(_:)`` for a wrong phrase, a device not enrolled, or a
     ///   keyring on the remote that does not hold up; what the remote throws.
     static func wrap(_ inner: any Exchange, for encryption: StoreEncryption, phrase: RecoveryPhrase?) async throws -> EncryptedExchange {
+        let transport = blobTransport(for: inner)
         do {
             if let keyring = encryption.keyring {
-                let exchange = try EncryptedExchange(sealing: inner, keyring: keyring, member: .device(encryption.device))
+                let exchange = try EncryptedExchange(blobs: transport, store: inner.store, keyring: keyring, member: .device(encryption.device))
                 try await exchange.publish(keyring)
                 return exchange
             }
             if let phrase {
-                return try await EncryptedExchange.restoring(through: inner, phrase: phrase)
+                return try await EncryptedExchange.restoring(through: transport, store: inner.store, phrase: phrase)
             }
             do {
-                return try await EncryptedExchange.joining(through: inner, as: encryption.device)
+                return try await EncryptedExchange.joining(through: transport, store: inner.store, as: encryption.device)
             } catch EncryptionError.notEnrolled {
-                try await EncryptedExchange.requestEnrollment(of: encryption.device.record, through: inner)
+                try await EncryptedExchange.requestEnrollment(of: encryption.device.record, through: transport)
                 throw encryption.waitingToBeAdded
             }
         } catch let error as EncryptionError {
             throw CLIError.encryption(error)
         }
+    }
+
+    /// Where the blobs go: a blind store's own API for a blind store URL, else carriers in
+    /// the remote's exchange.
+    static func blobTransport(for inner: any Exchange) -> any SealedBlobTransport {
+        if let http = inner as? HTTPExchange, HTTPBlobTransport.isBlindStoreURL(http.storeURL) {
+            return HTTPBlobTransport(sameServerAs: http)
+        }
+        return CarrierBlobTransport(inner)
     }
 
     /// After an exchange: a store restored from `phrase` enrolls this device with it; the

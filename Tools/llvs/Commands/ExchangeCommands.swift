@@ -64,11 +64,14 @@ extension RemoteOptions {
     /// from `phrase` when the store has no keyring yet.
     ///
     /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL;
-    ///   ``CLIError/encryption(_:)``.
+    ///   ``CLIError/encryption(_:)``; ``CLIError/usage(_:)`` for a blind store URL and a store
+    ///   that is not encrypted.
     func exchange(_ resolved: ResolvedRemote, for directory: StoreDirectory, phrase: RecoveryPhrase? = nil) async throws -> any Exchange {
         var exchange = try resolved.location.makeExchange(store: directory.store, accessToken: accessToken(for: resolved), retries: retries)
         if let encryption = try StoreEncryption.load(from: directory.url) {
             exchange = try await EncryptedRemote.wrap(exchange, for: encryption, phrase: phrase)
+        } else if resolved.location.isBlindStore {
+            throw CLIError.usage("\(resolved.location) is a blind store: it keeps only the sealed versions of an encrypted store (llvs init --encrypted, or llvs clone --phrase)")
         }
         exchange.restorationState = directory.state.remotes[resolved.location.key]
         return exchange

@@ -41,6 +41,15 @@ public final class HTTPBlobTransport: SealedBlobTransport {
         transport = try HTTPTransport(storeURL: storeURL, accessToken: accessToken, client: httpClient, retryPolicy: retryPolicy, logger: logger)
     }
 
+    /// A transport for the blind store `exchange` names (its URL, token, client, retries and
+    /// batch limit).
+    public init(sameServerAs exchange: HTTPExchange) {
+        storeURL = exchange.storeURL
+        maximumBatchByteCount = exchange.maximumBatchByteCount
+        notificationPollSeconds = exchange.notificationPollSeconds
+        transport = exchange.transport
+    }
+
     /// True when `url`'s path names a blind store (`…/v1/blind/{store}`).
     public static func isBlindStoreURL(_ url: URL) -> Bool {
         let parts = url.path.split(separator: "/")
