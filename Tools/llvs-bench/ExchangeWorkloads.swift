@@ -33,61 +33,92 @@ enum ExchangeWorkloads {
     }
 }
 
-/// W6E: W6 sealed (`EncryptedExchange` over the same `FileSystemExchange`), beside plain W6
-/// in the same run: each direction is timed plain then sealed, three times, and the medians
-/// are reported with their ratio, and the bytes a sealed version adds to its binary form.
+/// W6E: W6 sealed beside plain W6 in the same run, on every transport: a shared directory
+/// (`FileSystemExchange`, sealed as carriers), memory (`MemoryExchange`, sealed as carriers)
+/// and a loopback sync server on SQLite (plain: `HTTPExchange` to a transparent store;
+/// sealed: `HTTPBlobTransport` to a blind store). Each direction is timed plain then sealed,
+/// three times; the medians are reported with their ratio, and the bytes a sealed version
+/// adds to its binary form.
 enum EncryptedExchangeWorkloads {
+    /// Where versions go, and how a fresh location for one run is made.
+    enum Transport: String, CaseIterable {
+        case directory, memory, server
+    }
+
     static func w6e(backend: String, scale: Scale, report: Report) async throws {
         let versionCount = scale == .full ? 1_000 : 100
         let (source, head) = try ExchangeHistory.makeStore(backend: backend, versionCount: versionCount, seed: 6)
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
-        var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
+        let server = try await LoopbackSyncServer.start()
         var sealedBytes: Int64 = 0
-        for _ in 0..<3 {
-            for sealed in [false, true] {
-                let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6e-\(UUID().uuidString)")
-                defer { try? FileManager.default.removeItem(at: shared) }
-                func exchange(_ store: Store) -> any Exchange {
-                    let directory = FileSystemExchange(rootDirectoryURL: shared, store: store)
-                    return sealed ? EncryptedExchange(sealing: directory, keys: keys) : directory
+        let parameters = ["versions": versionCount]
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        do {
+            for transport in Transport.allCases {
+                var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
+                for _ in 0..<3 {
+                    for sealed in [false, true] {
+                        let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6e-\(UUID().uuidString)")
+                        defer { try? FileManager.default.removeItem(at: shared) }
+                        let space = MemoryExchangeSpace()
+                        let storeName = "w6e-\(UUID().uuidString.prefix(8).lowercased())"
+                        func exchange(_ store: Store) throws -> any Exchange {
+                            switch transport {
+                            case .directory:
+                                let directory = FileSystemExchange(rootDirectoryURL: shared, store: store)
+                                return sealed ? EncryptedExchange(sealing: directory, keys: keys) : directory
+                            case .memory:
+                                let memory = MemoryExchange(space: space, store: store)
+                                return sealed ? EncryptedExchange(sealing: memory, keys: keys) : memory
+                            case .server:
+                                guard sealed else { return try server.exchange(storeName, store: store) }
+                                return EncryptedExchange(blobs: try server.blobTransport(storeName), store: store, keys: keys)
+                            }
+                        }
+                        let clock = ContinuousClock()
+                        var sent: [Version.ID] = [], retrieved: [Version.ID] = []
+                        let sendTime = try await clock.measure { sent = try await exchange(source.store).send() }
+                        let target = try BenchmarkStore(backend: backend)
+                        let retrieveTime = try await clock.measure { retrieved = try await exchange(target.store).retrieve() }
+                        guard sent.count == versionCount, retrieved.count == versionCount,
+                              try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {
+                            throw BenchmarkError.wrongResult("W6E (\(transport), sealed: \(sealed)) moved \(sent.count) / \(retrieved.count) of \(versionCount) versions")
+                        }
+                        times[sealed]?.send.append(milliseconds(of: sendTime))
+                        times[sealed]?.retrieve.append(milliseconds(of: retrieveTime))
+                        if sealed, transport == .directory {
+                            // The carriers' records declare their blobs' sizes.
+                            let carriers = FileSystemExchange(rootDirectoryURL: shared, store: target.store)
+                            sealedBytes = try await carriers.retrieveVersions(identifiedBy: try await carriers.retrieveAllVersionIdentifiers())
+                                .reduce(0) { $0 + ($1.valueDataSize ?? 0) }
+                        }
+                    }
                 }
-                let clock = ContinuousClock()
-                var sent: [Version.ID] = [], retrieved: [Version.ID] = []
-                let sendTime = try await clock.measure { sent = try await exchange(source.store).send() }
-                let target = try BenchmarkStore(backend: backend)
-                let retrieveTime = try await clock.measure { retrieved = try await exchange(target.store).retrieve() }
-                guard sent.count == versionCount, retrieved.count == versionCount,
-                      try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {
-                    throw BenchmarkError.wrongResult("W6E (sealed: \(sealed)) moved \(sent.count) / \(retrieved.count) of \(versionCount) versions")
+                // The directory's figures keep their first names; the other transports' are prefixed.
+                let prefix = transport == .directory ? "" : "\(transport.rawValue)_"
+                for (sealed, name) in [(false, "plain"), (true, "sealed")] {
+                    guard let measured = times[sealed] else { continue }
+                    report.record("W6E", backend, "\(prefix)\(name)_send_ms", median(measured.send), unit: "ms", parameters: parameters)
+                    report.record("W6E", backend, "\(prefix)\(name)_retrieve_ms", median(measured.retrieve), unit: "ms", parameters: parameters)
                 }
-                times[sealed]?.send.append(milliseconds(of: sendTime))
-                times[sealed]?.retrieve.append(milliseconds(of: retrieveTime))
-                if sealed {
-                    // The carriers' records declare their blobs' sizes.
-                    let carriers = FileSystemExchange(rootDirectoryURL: shared, store: target.store)
-                    sealedBytes = try await carriers.retrieveVersions(identifiedBy: try await carriers.retrieveAllVersionIdentifiers())
-                        .reduce(0) { $0 + ($1.valueDataSize ?? 0) }
+                if let plain = times[false], let sealed = times[true] {
+                    report.record("W6E", backend, "\(prefix)sealed_to_plain_send_throughput", median(plain.send) / median(sealed.send), unit: "x",
+                                  parameters: parameters)
+                    report.record("W6E", backend, "\(prefix)sealed_to_plain_retrieve_throughput", median(plain.retrieve) / median(sealed.retrieve),
+                                  unit: "x", parameters: parameters)
                 }
             }
+        } catch {
+            await server.stop()
+            throw error
         }
+        await server.stop()
         var plainBytes = 0
         for id in source.store.queryHistory({ $0.versionIdentifiers(addedAt: 0..<$0.count) }) {
             guard let version = source.store.version(identifiedBy: id) else { continue }
             var shipped = version
             shipped.successors = .init()
             plainBytes += ExchangeBatch.encode([(shipped, try source.store.valueChanges(madeInVersionIdentifiedBy: id))]).count
-        }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let parameters = ["versions": versionCount]
-        for (sealed, name) in [(false, "plain"), (true, "sealed")] {
-            guard let measured = times[sealed] else { continue }
-            report.record("W6E", backend, "\(name)_send_ms", median(measured.send), unit: "ms", parameters: parameters)
-            report.record("W6E", backend, "\(name)_retrieve_ms", median(measured.retrieve), unit: "ms", parameters: parameters)
-        }
-        if let plain = times[false], let sealed = times[true] {
-            report.record("W6E", backend, "sealed_to_plain_send_throughput", median(plain.send) / median(sealed.send), unit: "x", parameters: parameters)
-            report.record("W6E", backend, "sealed_to_plain_retrieve_throughput", median(plain.retrieve) / median(sealed.retrieve), unit: "x",
-                          parameters: parameters)
         }
         report.record("W6E", backend, "plain_bytes_per_version", Double(plainBytes) / Double(versionCount), unit: "bytes", parameters: parameters)
         report.record("W6E", backend, "sealed_bytes_added_per_version", Double(Int(sealedBytes) - plainBytes) / Double(versionCount), unit: "bytes",

@@ -68,6 +68,14 @@ final class LoopbackSyncServer: Sendable {
 
     /// Stops the server (finishing requests in flight), waits until it has stopped and
     /// removes its database.
+    /// The blind store `name` of this server, as an encrypted exchange's transport.
+    func blobTransport(_ name: String) throws -> HTTPBlobTransport {
+        guard let url = URL(string: "http://127.0.0.1:\(port)/v1/blind/\(name)") else {
+            throw BenchmarkError.wrongResult("no URL for blind store '\(name)'")
+        }
+        return try HTTPBlobTransport(storeURL: url, accessToken: Self.token)
+    }
+
     func stop() async {
         task.cancel()
         _ = await task.result
