@@ -78,7 +78,18 @@ extension EncryptedExchange {
         let blobs = keyring.revisions.enumerated().dropFirst(held.publishedCount).map {
             (name: Self.keyringCarrierName($0.offset), data: $0.element)
         }
-        if let differing = try await putBlobs(Array(blobs), names: [:]).first {
+        let differing: [String]
+        do {
+            differing = try await putBlobs(Array(blobs), names: [:])
+        } catch EncryptionError.writeTokenRejected(let reason) {
+            // A device behind the other side's keyring: what it would publish is there already
+            // when the keyring there extends it.
+            guard try await catchUpWithKeyring(), let caughtUp = self.keyring, caughtUp.extends(keyring) else {
+                throw EncryptionError.writeTokenRejected(reason: reason)
+            }
+            return
+        }
+        if let differing = differing.first {
             throw ExchangeError.conflictingVersion(Version.ID(differing), location: "the other side")
         }
         let previous = currentKeys
@@ -163,6 +174,26 @@ extension EncryptedExchange {
             throw EncryptionError.notEnrolled(reason: "the other side holds no keyring yet")
         }
         return try Keyring(revisions: try await fetchRevisions(Dictionary(numbered) { first, _ in first }, from: 0, through: transport))
+    }
+
+    /// Reads the keyring on the other side and follows what it adds, after a blind store
+    /// refused this device's write token. Returns true when the current epoch changed.
+    ///
+    /// - Throws: The member's removal (``EncryptionError/notEnrolled(reason:)``) when the
+    ///   keyring there removed it; ``EncryptionError/keyringRejected(revision:reason:)``;
+    ///   what the transport throws.
+    func catchUpWithKeyring() async throws -> Bool {
+        guard membership.withLock({ $0 != nil }) else { return false }
+        let epoch = currentKeys.currentEpoch
+        var cursor: ExchangeCursor?
+        while true {
+            let page = try await transport.listBlobs(after: cursor)
+            _ = try await takeKeyringCarriers(from: page.names)
+            guard let next = page.cursor, next != cursor, !page.names.isEmpty else { break }
+            cursor = next
+        }
+        if let removal = membership.withLock({ $0?.removal }) { throw removal }
+        return currentKeys.currentEpoch != epoch
     }
 
     /// Takes the keyring and enrollment carriers out of a listing: new revisions are checked

@@ -243,6 +243,13 @@ public final class EncryptedExchange: RestorationStateKeeping {
     ///   ``EncryptionError/writeTokenRejected(reason:)`` when a blind store wants another
     ///   write token; what the transport throws.
     public func send(versionChanges: [VersionChanges]) async throws {
+        try await send(versionChanges, catchingUp: true)
+    }
+
+    /// Seals and puts; when a blind store refuses the write token and the keyring on the
+    /// other side has moved to a newer epoch, takes it and seals again under the new epoch
+    /// (never the old blobs under the new token: a removed device holds the old key).
+    private func send(_ versionChanges: [VersionChanges], catchingUp: Bool) async throws {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
         let keys = currentKeys
         var blobs: [(name: String, data: Data)] = []
@@ -255,7 +262,13 @@ public final class EncryptedExchange: RestorationStateKeeping {
             names[hexName] = version.id
             blobs.append((hexName, blob))
         }
-        let differing = try await putBlobs(blobs, names: names)
+        let differing: [String]
+        do {
+            differing = try await putBlobs(blobs, names: names)
+        } catch EncryptionError.writeTokenRejected(let reason) {
+            guard catchingUp, try await catchUpWithKeyring() else { throw EncryptionError.writeTokenRejected(reason: reason) }
+            return try await send(versionChanges, catchingUp: false)
+        }
         try await checkSentBefore(differing.filter { names[$0] != nil }, versionChanges: versionChanges, names: names)
         cache.withLock { $0.versionIdsByName.merge(names) { _, new in new } }
     }

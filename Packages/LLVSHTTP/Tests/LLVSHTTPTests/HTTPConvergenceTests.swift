@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSEncryption
 import LLVSExchange
 import LLVSHTTPExchange
 import LLVSMerge
@@ -14,14 +15,22 @@ import Testing
 struct HTTPConvergenceTests {
     /// `clients` replicas edit, then sync in rounds (pull, merge heads, push) until nothing
     /// moves; every replica then holds the same versions, which the server lists once each.
-    func converge(clients count: Int, storage kind: StorageKind) async throws {
+    ///
+    /// `sealed`: every replica syncs through an `EncryptedExchange` over a blind store.
+    func converge(clients count: Int, storage kind: StorageKind, sealed: Bool = false) async throws {
         let directory = try TemporaryDirectory(prefix: "llvs-http-converge")
         let storage = try await makeStorage(kind, in: directory)
         let server = try await RunningServer(storage: storage)
         defer { Task { await server.stop() } }
         let storeName = uniqueStoreName("converge")
         let clients = try (0..<count).map { try Client("c\($0)") }
-        let exchanges = try clients.map { try $0.exchange(server.storeURL(storeName), batchBytes: 2_000) }
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let exchanges: [any Exchange] = try clients.map { client in
+            guard sealed else { return try client.exchange(server.storeURL(storeName), batchBytes: 2_000) }
+            let blobs = try HTTPBlobTransport(storeURL: BlindStoreTests.blindURL(server, storeName), accessToken: testToken,
+                                              retryPolicy: .init(maximumAttempts: 6, initialDelay: .milliseconds(50)), maximumBatchByteCount: 2_000)
+            return EncryptedExchange(blobs: blobs, store: client.store, keys: keys)
+        }
 
         // Round 1: everyone edits on their own, some of the same values, and syncs concurrently.
         for (index, client) in clients.enumerated() {
@@ -56,7 +65,7 @@ struct HTTPConvergenceTests {
     }
 
     /// Pull, merge every head into one (the most recent change wins conflicts), push.
-    static func sync(_ exchange: HTTPExchange) async throws {
+    static func sync(_ exchange: any Exchange) async throws {
         try await exchange.retrieve()
         let store = exchange.store
         while store.hasMultipleHeads {
@@ -74,6 +83,11 @@ struct HTTPConvergenceTests {
     @Test("Five clients converge", arguments: StorageKind.available)
     func fiveClients(kind: StorageKind) async throws {
         try await converge(clients: 5, storage: kind)
+    }
+
+    @Test("Five clients converge through a blind store, sealed", arguments: StorageKind.available)
+    func fiveClientsSealedThroughABlindStore(kind: StorageKind) async throws {
+        try await converge(clients: 5, storage: kind, sealed: true)
     }
 
     @Test("A second client bootstraps from a snapshot, then syncs incrementally", arguments: StorageKind.available)
