@@ -208,6 +208,8 @@ extension EncryptedExchange {
                 revisions[number] = name
             } else if name.hasPrefix("device-") {
                 requests.append(name)
+            } else if Self.isSnapshotBlobName(name) {
+                continue   // sealed snapshots are read by restoreSnapshot, not listed as versions
             } else {
                 others.append(name)
             }

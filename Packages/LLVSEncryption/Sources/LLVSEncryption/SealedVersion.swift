@@ -84,27 +84,9 @@ enum SealedVersion {
     ///   ``EncryptionError/malformedContents(name:reason:)``.
     static func open(_ blob: Data, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Opened {
         let hexName = Hex.encode(name)
-        let bytes = [UInt8](blob)
-        guard bytes.count >= headerCount + tagCount else {
-            throw EncryptionError.tampered(name: hexName, reason: "\(bytes.count) bytes is shorter than a header and a tag")
-        }
-        guard bytes[0] == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: hexName, format: bytes[0]) }
-        let epoch = bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard let epochKey = keys.key(ofEpoch: epoch) else { return .pending(epoch: epoch) }
-        let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
-        let plaintext: Data
-        do {
-            let box = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: bytes[5..<headerCount]),
-                                               ciphertext: bytes[headerCount..<(bytes.count - tagCount)],
-                                               tag: bytes[(bytes.count - tagCount)...])
-            plaintext = try ChaChaPoly.open(box, using: blobKey,
-                                            authenticating: associatedData(format: bytes[0], epoch: epoch, keys: keys, name: name))
-        } catch {
-            throw EncryptionError.tampered(name: hexName, reason: "the tag does not match (\(error))")
-        }
-        // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
-        guard Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12)) == Array(bytes[5..<headerCount]) else {
-            throw EncryptionError.tampered(name: hexName, reason: "the nonce is not the plaintext's")
+        guard let plaintext = try openPlaintext(blob, name: name, displayName: hexName, keys: keys) else {
+            let bytes = [UInt8](blob.prefix(5))
+            return .pending(epoch: bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         }
         let padded = [UInt8](plaintext)
         guard padded.count >= 4 else { throw EncryptionError.malformedContents(name: hexName, reason: "no length") }
@@ -125,6 +107,38 @@ enum SealedVersion {
             throw EncryptionError.malformedContents(name: hexName, reason: "it holds version \(version.id), whose name is another")
         }
         return .version(version, changes)
+    }
+
+    /// The padded plaintext of the blob named `name` (shown as `displayName` in errors), or
+    /// nil when its epoch has no key here.
+    ///
+    /// - Throws: ``EncryptionError/tampered(name:reason:)`` for a blob too short, a tag that
+    ///   does not match or a nonce that is not the plaintext's;
+    ///   ``EncryptionError/unsupportedFormat(name:format:)``.
+    static func openPlaintext(_ blob: Data, name: [UInt8], displayName: String, keys: EncryptionKeys) throws(EncryptionError) -> Data? {
+        let bytes = [UInt8](blob)
+        guard bytes.count >= headerCount + tagCount else {
+            throw EncryptionError.tampered(name: displayName, reason: "\(bytes.count) bytes is shorter than a header and a tag")
+        }
+        guard bytes[0] == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: displayName, format: bytes[0]) }
+        let epoch = bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard let epochKey = keys.key(ofEpoch: epoch) else { return nil }
+        let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
+        let plaintext: Data
+        do {
+            let box = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: bytes[5..<headerCount]),
+                                               ciphertext: bytes[headerCount..<(bytes.count - tagCount)],
+                                               tag: bytes[(bytes.count - tagCount)...])
+            plaintext = try ChaChaPoly.open(box, using: blobKey,
+                                            authenticating: associatedData(format: bytes[0], epoch: epoch, keys: keys, name: name))
+        } catch {
+            throw EncryptionError.tampered(name: displayName, reason: "the tag does not match (\(error))")
+        }
+        // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
+        guard Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12)) == Array(bytes[5..<headerCount]) else {
+            throw EncryptionError.tampered(name: displayName, reason: "the nonce is not the plaintext's")
+        }
+        return plaintext
     }
 
     /// The blob key and the nonce key of the blob named `name` under `epochKey`.

@@ -38,8 +38,9 @@ import Testing
         }.run(check)
     }
 
-    /// The leak check over a blind store of a server of its own: every file of the SQLite
-    /// storage, or a `pg_dump`, searched for every identifier, timestamp, metadata key and
+    /// The leak check over a blind store of a server of its own, with the corpus's versions
+    /// and a sealed snapshot of it (from which a second device restores): every file of the
+    /// SQLite storage, or a `pg_dump`, searched for every identifier, timestamp, metadata key and
     /// 8-byte window of a value.
     @Test(arguments: StorageKind.available)
     func theBlindStoreKeepsNothingInTheClear(storage: StorageKind) async throws {
@@ -54,8 +55,11 @@ import Testing
         let exchange = try EncryptedExchange(blobs: try Self.transport(url), store: sender.store, keyring: keyring, member: .device(device))
         try await exchange.publish(keyring)
         try await exchange.send()
-        let added = try await EncryptedExchange(blobs: try Self.transport(url), store: receiver.store, keyring: keyring, member: .device(device)).retrieve()
-        #expect(Set(added) == Set(versions.map(\.id)))
+        let manifest = try #require(try await exchange.sendSnapshot(chunkSize: 16_384))
+        let restoring = try EncryptedExchange(blobs: try Self.transport(url), store: receiver.store, keyring: keyring, member: .device(device))
+        #expect(try await restoring.restoreSnapshot()?.snapshotId == manifest.snapshotId)
+        #expect(receiver.versionIds == Set(versions.map(\.id)))
+        #expect(try await restoring.retrieve().isEmpty)
         await server.stop()
         let needles = try LeakCheck.needles(of: versions, in: sender.store)
         let hits = try database.hits(of: needles)
