@@ -197,3 +197,51 @@ def open_blob(blob, name, keys):
     if keys.name(version["identifier"]) != name:
         raise SealedError("malformedContents", f"it holds version {version['identifier']!r}, whose name is another")
     return ("version", version, changes)
+
+
+# Sealed snapshot parts (section 18.6)
+
+def snapshot_manifest_name(snapshot_id, keys):
+    """``snapshot-`` and the first 8 bytes, in hex, of HMAC-SHA256(name key, "snapshot " + id)."""
+    return "snapshot-" + keys.name("snapshot " + snapshot_id)[:8].hex()
+
+
+def snapshot_chunk_name(manifest_name, index):
+    return f"{manifest_name}-{index:08x}"
+
+
+def _open_plaintext(blob, name, keys):
+    """The padded plaintext of a blob named by the bytes ``name``; raises SealedError."""
+    if len(blob) < HEADER + TAG:
+        raise SealedError("tampered", f"{len(blob)} bytes is shorter than a header and a tag")
+    if blob[0] != FORMAT_CHACHA_POLY:
+        raise SealedError("unsupportedFormat", f"format {blob[0]}")
+    epoch = struct.unpack(">I", blob[1:5])[0]
+    if epoch not in keys.epoch_keys:
+        raise SealedError("invalidKey", f"epoch {epoch} has no key")
+    blob_key, nonce_key = _blob_keys(keys.epoch_keys[epoch], name)
+    plaintext = aead_open(blob_key, blob[5:HEADER], blob[HEADER:-TAG], blob[-TAG:], _associated_data(blob[0], epoch, keys, name))
+    if plaintext is None:
+        raise SealedError("tampered", "the tag does not match")
+    if hmac.new(nonce_key, plaintext, hashlib.sha256).digest()[:12] != blob[5:HEADER]:
+        raise SealedError("tampered", "the nonce is not the plaintext's")
+    return plaintext
+
+
+def seal_snapshot_part(payload, blob_name, fixed_size, epoch, keys):
+    """A sealed manifest (``fixed_size`` None: padded with PADMÉ) or chunk (padded to 4 + fixed_size)."""
+    framed = struct.pack(">I", len(payload)) + payload
+    total = 4 + fixed_size if fixed_size is not None else padme(len(framed))
+    return seal_plaintext(framed + b"\x00" * (total - len(framed)), epoch, blob_name.encode("utf-8"), keys)
+
+
+def open_snapshot_part(blob, blob_name, fixed_size, keys):
+    """The payload of a sealed snapshot part; raises SealedError."""
+    plaintext = _open_plaintext(blob, blob_name.encode("utf-8"), keys)
+    if len(plaintext) < 4:
+        raise SealedError("malformedContents", "no length")
+    length = struct.unpack(">I", plaintext[:4])[0]
+    expected = 4 + fixed_size if fixed_size is not None else padme(4 + length)
+    if length > len(plaintext) - 4 or len(plaintext) != expected or any(plaintext[4 + length:]):
+        raise SealedError("malformedContents", f"a length of {length} does not fit {len(plaintext)} bytes")
+    return plaintext[4:4 + length]

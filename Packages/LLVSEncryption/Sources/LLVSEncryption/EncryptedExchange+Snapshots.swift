@@ -86,13 +86,12 @@ extension EncryptedExchange: SnapshotExchange {
 
     /// The blob name of the manifest of snapshot `snapshotId`.
     func snapshotName(of snapshotId: String) -> String {
-        "snapshot-" + Hex.encode(currentKeys.name(of: Version.ID("snapshot " + snapshotId)).prefix(8))
+        SealedSnapshotPart.manifestName(snapshotId: snapshotId, keys: currentKeys)
     }
 
     /// The blob name of chunk `index` of the snapshot whose manifest is `snapshot`.
     func chunkName(snapshot: String, index: Int) -> String {
-        let digits = String(index, radix: 16)
-        return snapshot + "-" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+        SealedSnapshotPart.chunkName(manifestName: snapshot, index: index)
     }
 
     /// True for `snapshot-` and 16 lower-case hex digits.
@@ -111,6 +110,18 @@ extension EncryptedExchange: SnapshotExchange {
 /// `u32 length ‖ payload ‖ zeros` padded to the chunk size plus 4 for a chunk (so every
 /// chunk of a snapshot has one size) and to PADMÉ for a manifest.
 enum SealedSnapshotPart {
+    /// `snapshot-` and the first 8 bytes, in hex, of HMAC-SHA256(name key, `snapshot ` and
+    /// `snapshotId`).
+    static func manifestName(snapshotId: String, keys: EncryptionKeys) -> String {
+        "snapshot-" + Hex.encode(keys.name(of: Version.ID("snapshot " + snapshotId)).prefix(8))
+    }
+
+    /// The manifest's name, `-`, and `index` in 8 lower-case hex digits.
+    static func chunkName(manifestName: String, index: Int) -> String {
+        let digits = String(index, radix: 16)
+        return manifestName + "-" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+
     /// The sealed part named `name` holding `payload`.
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key or

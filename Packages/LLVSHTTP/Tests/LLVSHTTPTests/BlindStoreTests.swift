@@ -62,7 +62,7 @@ import Testing
         #expect(try await restoring.retrieve().isEmpty)
         await server.stop()
         let needles = try LeakCheck.needles(of: versions, in: sender.store)
-        let hits = try database.hits(of: needles)
+        let hits = try await database.hits(of: needles)
         #expect(hits.isEmpty, "\(hits.count) leaks, first \(hits.prefix(5))")
         try database.drop()
     }

@@ -80,19 +80,19 @@ import Testing
         #expect(Set(added) == Set(versions.map(\.id)))
 
         let needles = try LeakCheck.needles(of: versions, in: sender.store)
-        let hits = try database.hits(of: needles)
+        let hits = try await database.hits(of: needles)
         #expect(hits.isEmpty, "\(hits.count) leaks, first \(hits.prefix(5))")
         // The same search finds the corpus once it is sent in the clear.
         try await sender.exchange(server.storeURL(uniqueStoreName("clear"))).send()
         await server.stop()
-        let clearHits = try database.hits(of: needles)
+        let clearHits = try await database.hits(of: needles)
         #expect(LeakCheck.findsEveryVersionIdentifier(of: versions, in: clearHits), "the search missed the corpus sent in the clear")
         try database.drop()
     }
 }
 
 /// A server storage of the leak check's own, and a search of what it keeps.
-struct LeakDatabase {
+struct LeakDatabase: Sendable {
     let kind: StorageKind
     let directory: TemporaryDirectory
     /// The PostgreSQL database's URL and name.
@@ -118,10 +118,24 @@ struct LeakDatabase {
         return try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
     }
 
+    /// ``searchedHits(of:)`` on a thread of its own: the search and `pg_dump` take seconds
+    /// and block, and on the cooperative pool (two threads on two cores) they would stall
+    /// the servers of every other test running meanwhile.
+    func hits(of needles: [LeakCheck.Needle]) async throws -> [String] {
+        try await Self.blocking { try searchedHits(of: needles) }
+    }
+
+    /// Runs `body` on a dispatch queue, off Swift's cooperative pool.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// The needles found: in every file of the SQLite storage, or in a data dump of the
     /// PostgreSQL database (where `bytea` columns are written in hex, so each needle is
     /// looked for in hex too).
-    func hits(of needles: [LeakCheck.Needle]) throws -> [String] {
+    func searchedHits(of needles: [LeakCheck.Needle]) throws -> [String] {
         guard let postgres else { return try LeakCheck.hits(of: needles, under: directory.url) }
         let dump = try Self.run("pg_dump", ["--data-only", "--dbname=\(postgres.url)"])
         return LeakCheck.hits(of: needles + LeakCheck.inHex(needles), in: dump, location: "pg_dump of \(postgres.name)")
