@@ -168,20 +168,9 @@ def seal(version, changes, epoch, keys):
 
 def open_blob(blob, name, keys):
     """``("version", version, changes)`` or ``("pending", epoch)``; raises SealedError."""
-    if len(blob) < HEADER + TAG:
-        raise SealedError("tampered", f"{len(blob)} bytes is shorter than a header and a tag")
-    if blob[0] != FORMAT_CHACHA_POLY:
-        raise SealedError("unsupportedFormat", f"format {blob[0]}")
-    epoch = struct.unpack(">I", blob[1:5])[0]
-    if epoch not in keys.epoch_keys:
-        return ("pending", epoch)
-    blob_key, nonce_key = _blob_keys(keys.epoch_keys[epoch], name)
-    nonce = blob[5:HEADER]
-    plaintext = aead_open(blob_key, nonce, blob[HEADER:-TAG], blob[-TAG:], _associated_data(blob[0], epoch, keys, name))
+    plaintext = _open_plaintext(blob, name, keys)
     if plaintext is None:
-        raise SealedError("tampered", "the tag does not match")
-    if hmac.new(nonce_key, plaintext, hashlib.sha256).digest()[:12] != nonce:
-        raise SealedError("tampered", "the nonce is not the plaintext's")
+        return ("pending", struct.unpack(">I", blob[1:5])[0])
     if len(plaintext) < 4:
         raise SealedError("malformedContents", "no length")
     length = struct.unpack(">I", plaintext[:4])[0]
@@ -211,14 +200,15 @@ def snapshot_chunk_name(manifest_name, index):
 
 
 def _open_plaintext(blob, name, keys):
-    """The padded plaintext of a blob named by the bytes ``name``; raises SealedError."""
+    """The padded plaintext of a blob named by the bytes ``name``, or None when its epoch has
+    no key; raises SealedError."""
     if len(blob) < HEADER + TAG:
         raise SealedError("tampered", f"{len(blob)} bytes is shorter than a header and a tag")
     if blob[0] != FORMAT_CHACHA_POLY:
         raise SealedError("unsupportedFormat", f"format {blob[0]}")
     epoch = struct.unpack(">I", blob[1:5])[0]
     if epoch not in keys.epoch_keys:
-        raise SealedError("invalidKey", f"epoch {epoch} has no key")
+        return None
     blob_key, nonce_key = _blob_keys(keys.epoch_keys[epoch], name)
     plaintext = aead_open(blob_key, blob[5:HEADER], blob[HEADER:-TAG], blob[-TAG:], _associated_data(blob[0], epoch, keys, name))
     if plaintext is None:
@@ -238,6 +228,8 @@ def seal_snapshot_part(payload, blob_name, fixed_size, epoch, keys):
 def open_snapshot_part(blob, blob_name, fixed_size, keys):
     """The payload of a sealed snapshot part; raises SealedError."""
     plaintext = _open_plaintext(blob, blob_name.encode("utf-8"), keys)
+    if plaintext is None:
+        raise SealedError("invalidKey", f"{blob_name} is sealed under an epoch whose key has not arrived")
     if len(plaintext) < 4:
         raise SealedError("malformedContents", "no length")
     length = struct.unpack(">I", plaintext[:4])[0]

@@ -161,14 +161,7 @@ extension EncryptedExchange {
     /// The keyring on the other side of `transport`, read whole.
     static func readKeyring(through transport: any SealedBlobTransport) async throws -> Keyring {
         try await transport.prepareToRetrieve()
-        var names: [String] = []
-        var cursor: ExchangeCursor?
-        while true {
-            let page = try await transport.listBlobs(after: cursor)
-            names += page.names
-            guard let next = page.cursor, next != cursor, !page.names.isEmpty else { break }
-            cursor = next
-        }
+        let names = try await transport.allBlobNames()
         let numbered = names.compactMap { name in keyringRevisionNumber(name).map { ($0, name) } }
         guard !numbered.isEmpty else {
             throw EncryptionError.notEnrolled(reason: "the other side holds no keyring yet")
@@ -185,13 +178,7 @@ extension EncryptedExchange {
     func catchUpWithKeyring() async throws -> Bool {
         guard membership.withLock({ $0 != nil }) else { return false }
         let epoch = currentKeys.currentEpoch
-        var cursor: ExchangeCursor?
-        while true {
-            let page = try await transport.listBlobs(after: cursor)
-            _ = try await takeKeyringCarriers(from: page.names)
-            guard let next = page.cursor, next != cursor, !page.names.isEmpty else { break }
-            cursor = next
-        }
+        _ = try await takeKeyringCarriers(from: try await transport.allBlobNames())
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
         return currentKeys.currentEpoch != epoch
     }

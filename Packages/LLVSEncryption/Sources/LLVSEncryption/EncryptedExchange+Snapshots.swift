@@ -20,14 +20,7 @@ extension EncryptedExchange: SnapshotExchange {
     ///   under an epoch without a key: ``EncryptionError/invalidKey(reason:)``) or is not a
     ///   manifest; what the transport throws.
     public func retrieveSnapshotManifest() async throws -> SnapshotManifest? {
-        var names: [String] = []
-        var cursor: ExchangeCursor?
-        while true {
-            let page = try await transport.listBlobs(after: cursor)
-            names += page.names
-            guard let next = page.cursor, next != cursor, !page.names.isEmpty else { break }
-            cursor = next
-        }
+        let names = try await transport.allBlobNames()
         guard let name = names.last(where: Self.isSnapshotManifestName) else { return nil }
         guard let blob = try await transport.blobs(named: [name])[name] else { return nil }
         let payload = try SealedSnapshotPart.open(blob, name: name, fixedSize: nil, keys: currentKeys)

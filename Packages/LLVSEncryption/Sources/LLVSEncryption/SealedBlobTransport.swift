@@ -70,6 +70,21 @@ extension SealedBlobTransport {
     public func prepareToSend() async throws {}
     /// Does nothing: the transport does not guard writes.
     public func replaceWriteToken(current: Data, with new: Data) async throws {}
+
+    /// Every blob name on the other side, in the order listed, page after page.
+    ///
+    /// - Throws: What ``listBlobs(after:)`` throws.
+    /// - Complexity: One listing of every blob; for the keyring and snapshots, not for syncs.
+    public func allBlobNames() async throws -> [String] {
+        var names: [String] = []
+        var cursor: ExchangeCursor?
+        while true {
+            let page = try await listBlobs(after: cursor)
+            names += page.names
+            guard let next = page.cursor, next != cursor, !page.names.isEmpty else { return names }
+            cursor = next
+        }
+    }
 }
 
 /// One listing of blobs.
