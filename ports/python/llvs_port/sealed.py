@@ -104,7 +104,11 @@ def aead_open(key, nonce, ciphertext, tag, aad):
 
 def hkdf(ikm, salt, info, length):
     """HKDF-SHA256 (RFC 5869)."""
-    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
+    return hkdf_expand(hmac.new(salt, ikm, hashlib.sha256).digest(), info, length)
+
+
+def hkdf_expand(prk, info, length):
+    """HKDF-Expand with SHA-256 (RFC 5869, section 2.3)."""
     out, block, counter = b"", b"", 1
     while len(out) < length:
         block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
@@ -139,9 +143,13 @@ def padme(length):
     return (length + mask) & ~mask
 
 
-def _blob_keys(epoch_key, name):
-    both = hkdf(epoch_key, name, b"sealed version", 64)
-    return both[:32], both[32:]
+def _blob_key(epoch_key, name):
+    return hkdf_expand(epoch_key, b"sealed version key" + name, 32)
+
+
+def _nonce(epoch_key, name, plaintext):
+    nonce_key = hkdf_expand(epoch_key, b"sealed version nonce", 32)
+    return hmac.new(nonce_key, name + plaintext, hashlib.sha256).digest()[:12]
 
 
 def _associated_data(format_byte, epoch, keys, name):
@@ -150,9 +158,9 @@ def _associated_data(format_byte, epoch, keys, name):
 
 def seal_plaintext(plaintext, epoch, name, keys):
     """The blob of a framed, padded plaintext under ``epoch``."""
-    blob_key, nonce_key = _blob_keys(keys.epoch_keys[epoch], name)
-    nonce = hmac.new(nonce_key, plaintext, hashlib.sha256).digest()[:12]
-    ciphertext, tag = aead_seal(blob_key, nonce, plaintext, _associated_data(FORMAT_CHACHA_POLY, epoch, keys, name))
+    epoch_key = keys.epoch_keys[epoch]
+    nonce = _nonce(epoch_key, name, plaintext)
+    ciphertext, tag = aead_seal(_blob_key(epoch_key, name), nonce, plaintext, _associated_data(FORMAT_CHACHA_POLY, epoch, keys, name))
     return bytes([FORMAT_CHACHA_POLY]) + struct.pack(">I", epoch) + nonce + ciphertext + tag
 
 
@@ -209,11 +217,11 @@ def _open_plaintext(blob, name, keys):
     epoch = struct.unpack(">I", blob[1:5])[0]
     if epoch not in keys.epoch_keys:
         return None
-    blob_key, nonce_key = _blob_keys(keys.epoch_keys[epoch], name)
-    plaintext = aead_open(blob_key, blob[5:HEADER], blob[HEADER:-TAG], blob[-TAG:], _associated_data(blob[0], epoch, keys, name))
+    epoch_key = keys.epoch_keys[epoch]
+    plaintext = aead_open(_blob_key(epoch_key, name), blob[5:HEADER], blob[HEADER:-TAG], blob[-TAG:], _associated_data(blob[0], epoch, keys, name))
     if plaintext is None:
         raise SealedError("tampered", "the tag does not match")
-    if hmac.new(nonce_key, plaintext, hashlib.sha256).digest()[:12] != blob[5:HEADER]:
+    if _nonce(epoch_key, name, plaintext) != blob[5:HEADER]:
         raise SealedError("tampered", "the nonce is not the plaintext's")
     return plaintext
 

@@ -18,4 +18,32 @@ public enum ParallelParts {
             body(min(part * partLength, count)..<min((part + 1) * partLength, count))
         }
     }
+
+    /// `transform` of every element of `elements`, in order, computed on contiguous parts as
+    /// ``forEach(in:parallelFrom:_:)`` splits them.
+    ///
+    /// - Throws: What `transform` threw for the first element (in order) it failed on; the
+    ///   other parts run to their end or their own failure first.
+    /// - Complexity: `transform`'s work, divided among the cores.
+    public static func map<Element: Sendable, Output: Sendable, Failure: Error>(
+        _ elements: [Element], parallelFrom minimumCount: Int, _ transform: @Sendable (Element) throws(Failure) -> Output
+    ) throws(Failure) -> [Output] {
+        let parts = Locked<[Int: Result<[Output], Failure>]>([:])
+        forEach(in: elements.count, parallelFrom: minimumCount) { range in
+            var outputs: [Output] = []
+            outputs.reserveCapacity(range.count)
+            do throws(Failure) {
+                for index in range { outputs.append(try transform(elements[index])) }
+                parts.withLock { $0[range.lowerBound] = .success(outputs) }
+            } catch {
+                parts.withLock { $0[range.lowerBound] = .failure(error) }
+            }
+        }
+        var outputs: [Output] = []
+        outputs.reserveCapacity(elements.count)
+        for (_, part) in parts.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            outputs.append(contentsOf: try part.get())
+        }
+        return outputs
+    }
 }

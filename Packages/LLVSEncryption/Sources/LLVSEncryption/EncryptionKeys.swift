@@ -51,7 +51,9 @@ public struct EncryptionKeys: Sendable {
     /// not `Sendable`).
     private var epochKeys: [UInt32: Data]
     /// Keys the names of versions (never rotates).
-    private let nameKeyBytes: Data
+    private let nameMAC: KeyedMAC
+    /// The MACs each known epoch's blobs are sealed with, keyed once.
+    private var epochMACs: [UInt32: SealingMACs]
 
     /// The salt of every derivation from the store key.
     static let derivationSalt = Data("LLVS E2E 1".utf8)
@@ -63,9 +65,11 @@ public struct EncryptionKeys: Sendable {
             HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: Self.derivationSalt, info: Data(info.utf8), outputByteCount: count)
         }
         storeIdentifier = derive("store identifier", 16).withUnsafeBytes { Data($0) }
-        nameKeyBytes = derive("version names", 32).withUnsafeBytes { Data($0) }
+        nameMAC = KeyedMAC(key: derive("version names", 32))
         currentEpoch = 0
-        epochKeys = [0: derive("epoch 0", 32).withUnsafeBytes { Data($0) }]
+        let epochZero = derive("epoch 0", 32).withUnsafeBytes { Data($0) }
+        epochKeys = [0: epochZero]
+        epochMACs = [0: SealingMACs(epochKey: epochZero)]
     }
 
     /// The keys of `storeKey` with the keys of epochs 1, 2… after epoch 0's, the last current.
@@ -74,6 +78,7 @@ public struct EncryptionKeys: Sendable {
         self.init(storeKey: storeKey)
         for (offset, key) in laterEpochKeys.enumerated() {
             epochKeys[UInt32(offset + 1)] = key
+            epochMACs[UInt32(offset + 1)] = SealingMACs(epochKey: key)
         }
         currentEpoch = UInt32(laterEpochKeys.count)
     }
@@ -86,6 +91,7 @@ public struct EncryptionKeys: Sendable {
         guard key.bitCount == 256 else { throw EncryptionError.invalidKey(reason: "an epoch key has 32 bytes, not \(key.bitCount / 8)") }
         var keys = self
         keys.epochKeys[epoch] = key.withUnsafeBytes { Data($0) }
+        keys.epochMACs[epoch] = SealingMACs(epochKey: key)
         if makingCurrent { keys.currentEpoch = epoch }
         return keys
     }
@@ -111,6 +117,42 @@ public struct EncryptionKeys: Sendable {
     /// The 32-byte name of version `id` on the other side: HMAC-SHA256 under the name key of
     /// the identifier's UTF-8 bytes.
     public func name(of id: Version.ID) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Data(id.rawValue.utf8), using: SymmetricKey(data: nameKeyBytes)))
+        nameMAC.code(Array(id.rawValue.utf8))
+    }
+
+    /// The MACs blobs of `epoch` are sealed with, nil when its key has not arrived.
+    func sealingMACs(ofEpoch epoch: UInt32) -> SealingMACs? {
+        epochMACs[epoch]
+    }
+}
+
+/// The MACs that seal one epoch's blobs (SPEC.md, "Sealed version"), keyed once per epoch.
+struct SealingMACs: Sendable {
+    /// HMAC-SHA256 under the epoch key: one block of HKDF-Expand with the epoch key (32
+    /// uniformly random bytes) as the pseudorandom key.
+    let epoch: KeyedMAC
+    /// HMAC-SHA256 under the epoch's nonce key, `HKDF-Expand(epoch key, "sealed version nonce", 32)`.
+    let nonce: KeyedMAC
+
+    /// The MACs of the epoch whose key is `epochKey`.
+    init(epochKey: some ContiguousBytes) {
+        epoch = KeyedMAC(key: epochKey)
+        nonce = KeyedMAC(key: epoch.code(Self.nonceKeyInfo, [1]))
+    }
+
+    /// The info of the nonce key's derivation.
+    static let nonceKeyInfo = Array("sealed version nonce".utf8)
+    /// What precedes a blob's name in the info of its key's derivation.
+    static let blobKeyInfo = Array("sealed version key".utf8)
+
+    /// The AEAD key of the blob named `name`: `HKDF-Expand(epoch key, "sealed version key" ‖ name, 32)`.
+    func blobKey(name: [UInt8]) -> SymmetricKey {
+        SymmetricKey(data: epoch.code(Self.blobKeyInfo, name, [1]))
+    }
+
+    /// The synthetic nonce of `plaintext` in the blob named `name`: the first 12 bytes of
+    /// HMAC-SHA256(nonce key, name ‖ plaintext).
+    func nonce(name: [UInt8], plaintext: Data) -> [UInt8] {
+        Array(nonce.code(name, plaintext).prefix(12))
     }
 }

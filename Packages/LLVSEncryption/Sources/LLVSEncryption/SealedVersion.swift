@@ -12,10 +12,10 @@ import LLVSSupport
 ///
 /// The plaintext is a one-version batch (``ExchangeBatch``) after its length (u32
 /// big-endian), followed by zero bytes up to the PADMÉ length of the two, so a blob's size
-/// tells little about its contents. The blob key and the nonce key come from HKDF-SHA256 of
-/// the epoch key, salted with the blob's name; the nonce is the first 12 bytes of
-/// HMAC-SHA256(nonce key, padded plaintext), so the same version seals to the same blob under
-/// one epoch (sends stay idempotent) and two plaintexts never share a nonce. The associated
+/// tells little about its contents. Each blob's key is HKDF-Expand of the epoch key with the
+/// blob's name in its info; the nonce is the first 12 bytes of HMAC-SHA256(the epoch's nonce
+/// key, name ‖ padded plaintext), so the same version seals to the same blob under one epoch
+/// (sends stay idempotent) and two plaintexts never share a key and nonce. The associated
 /// data binds the header, the store and the name.
 enum SealedVersion {
     /// The one format: ChaCha20-Poly1305 with a synthetic nonce.
@@ -48,19 +48,20 @@ enum SealedVersion {
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when `epoch` has no key.
     static func seal(plaintext: Data, epoch: UInt32, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
-        guard let epochKey = keys.key(ofEpoch: epoch) else {
+        guard let macs = keys.sealingMACs(ofEpoch: epoch) else {
             throw EncryptionError.invalidKey(reason: "epoch \(epoch) has no key")
         }
-        let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
-        let nonceBytes = Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12))
-        var header = Data([chaChaPolyFormat])
-        appendBigEndian(epoch, to: &header)
-        header.append(contentsOf: nonceBytes)
+        let nonceBytes = macs.nonce(name: name, plaintext: plaintext)
+        var blob = Data(capacity: headerCount + plaintext.count + tagCount)
+        blob.append(chaChaPolyFormat)
+        appendBigEndian(epoch, to: &blob)
+        blob.append(contentsOf: nonceBytes)
         do {
-            let nonce = try ChaChaPoly.Nonce(data: nonceBytes)
-            let box = try ChaChaPoly.seal(plaintext, using: blobKey, nonce: nonce,
+            let box = try ChaChaPoly.seal(plaintext, using: macs.blobKey(name: name), nonce: try ChaChaPoly.Nonce(data: nonceBytes),
                                           authenticating: associatedData(format: chaChaPolyFormat, epoch: epoch, keys: keys, name: name))
-            return header + box.ciphertext + box.tag
+            blob.append(box.ciphertext)
+            blob.append(box.tag)
+            return blob
         } catch {
             // Twelve bytes always make a nonce, and sealing fails only on such misuse.
             throw EncryptionError.invalidKey(reason: "sealing failed: \(error)")
@@ -122,41 +123,23 @@ enum SealedVersion {
         }
         guard bytes[0] == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: displayName, format: bytes[0]) }
         let epoch = bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard let epochKey = keys.key(ofEpoch: epoch) else { return nil }
-        let (blobKey, nonceKey) = blobKeys(epochKey: epochKey, name: name)
+        guard let macs = keys.sealingMACs(ofEpoch: epoch) else { return nil }
         let plaintext: Data
         do {
             let box = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: bytes[5..<headerCount]),
                                                ciphertext: bytes[headerCount..<(bytes.count - tagCount)],
                                                tag: bytes[(bytes.count - tagCount)...])
-            plaintext = try ChaChaPoly.open(box, using: blobKey,
+            plaintext = try ChaChaPoly.open(box, using: macs.blobKey(name: name),
                                             authenticating: associatedData(format: bytes[0], epoch: epoch, keys: keys, name: name))
         } catch {
             throw EncryptionError.tampered(name: displayName, reason: "the tag does not match (\(error))")
         }
         // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
-        guard Array(HMAC<SHA256>.authenticationCode(for: plaintext, using: nonceKey).prefix(12)) == Array(bytes[5..<headerCount]) else {
+        guard macs.nonce(name: name, plaintext: plaintext).elementsEqual(bytes[5..<headerCount]) else {
             throw EncryptionError.tampered(name: displayName, reason: "the nonce is not the plaintext's")
         }
         return plaintext
     }
-
-    /// The blob key and the nonce key of the blob named `name` under `epochKey`.
-    ///
-    /// HKDF-SHA256 (RFC 5869) written out as its three HMACs (extract, then two blocks of
-    /// expand): swift-crypto's generic `HKDF` cost about 25 µs a call here, a third of the
-    /// cost of sealing a version of W6.
-    static func blobKeys(epochKey: SymmetricKey, name: [UInt8]) -> (SymmetricKey, SymmetricKey) {
-        let pseudoRandomKey = SymmetricKey(data: epochKey.withUnsafeBytes { ikm in
-            HMAC<SHA256>.authenticationCode(for: ikm, using: SymmetricKey(data: name))
-        })
-        let first = HMAC<SHA256>.authenticationCode(for: blobKeysInfo + [1], using: pseudoRandomKey)
-        let second = HMAC<SHA256>.authenticationCode(for: Array(first) + blobKeysInfo + [2], using: pseudoRandomKey)
-        return (SymmetricKey(data: first), SymmetricKey(data: second))
-    }
-
-    /// The info of the blob keys' derivation.
-    private static let blobKeysInfo = Array("sealed version".utf8)
 
     /// The domain, the format, the epoch, the store identifier and the name.
     static func associatedData(format: UInt8, epoch: UInt32, keys: EncryptionKeys, name: [UInt8]) -> Data {
