@@ -25,6 +25,12 @@ public struct ByteWriter: Sendable {
         bytes.append(contentsOf: other)
     }
 
+    /// Appends the bytes of `data` with one copy (`Array.append(contentsOf:)` given a `Data`
+    /// takes the generic path, several times slower on values of a few hundred bytes).
+    public mutating func append(contentsOf data: Data) {
+        data.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
     /// Appends an unsigned LEB128 varint: 7 bits per byte, least significant group first,
     /// high bit set on every byte but the last.
     public mutating func appendVarint(_ value: UInt64) {
@@ -51,6 +57,12 @@ public struct ByteWriter: Sendable {
     public mutating func appendLengthPrefixed<C: Collection>(_ other: C) where C.Element == UInt8 {
         appendVarint(UInt64(other.count))
         bytes.append(contentsOf: other)
+    }
+
+    /// Appends `data`'s length as a varint, then its bytes (with one copy).
+    public mutating func appendLengthPrefixed(_ data: Data) {
+        appendVarint(UInt64(data.count))
+        append(contentsOf: data)
     }
 
     /// Appends a string as a varint length followed by its UTF-8 bytes.

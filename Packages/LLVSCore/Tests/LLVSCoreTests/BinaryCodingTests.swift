@@ -27,6 +27,20 @@ import LLVSCore
         }
     }
 
+    /// `Data` (whole, or a slice that does not start at 0) is written as the generic path
+    /// writes the same bytes.
+    @Test func dataIsWrittenAsItsBytes() async {
+        await propertyCheck(count: 300, input: zip(Gen<UInt8>.value(in: 0...255).array(of: 0...300), Gen<Int>.value(in: 0...20))) { bytes, cut in
+            let data = Data(bytes).dropFirst(min(cut, bytes.count))
+            var fast = ByteWriter(), generic = ByteWriter()
+            fast.appendLengthPrefixed(data)
+            fast.append(contentsOf: data)
+            generic.appendLengthPrefixed(Array(data))
+            generic.append(contentsOf: Array(data))
+            #expect(fast.bytes == generic.bytes)
+        }
+    }
+
     @Test func valuesRoundTrip() async {
         let input = zip(Gen<UInt64>.value(in: 0...UInt64.max), Gen.letterOrNumber.string(of: 0...20),
                         Gen<UInt8>.value(in: 0...255).array(of: 0...30))

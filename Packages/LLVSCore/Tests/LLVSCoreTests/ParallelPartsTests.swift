@@ -20,4 +20,28 @@ import Testing
         #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
         if count < 100 { #expect(sorted.count == 1) }
     }
+
+    /// A failure `map` reports: the element it failed on.
+    struct Failure: Error, Equatable {
+        let element: Int
+    }
+
+    @Test(arguments: [0, 1, 7, 99, 100, 101, 10_007])
+    func mapKeepsTheOrderOfTheElements(count: Int) throws {
+        let elements = Array(0..<count).map { $0 * 3 + 1 }
+        let mapped = try ParallelParts.map(elements, parallelFrom: 100) { (element) throws(Failure) -> String in "\(element)" }
+        #expect(mapped == elements.map { "\($0)" })
+    }
+
+    @Test(arguments: [7, 10_007])
+    func mapThrowsTheFailureOfTheFirstElementThatFails(count: Int) {
+        // Elements 5 and count − 2 fail: with two parts, each part fails on its own, and the
+        // earlier element's failure is the one reported.
+        #expect(throws: Failure(element: 5)) {
+            try ParallelParts.map(Array(0..<count), parallelFrom: 100) { (element) throws(Failure) -> Int in
+                if element == 5 || element == count - 2 { throw Failure(element: element) }
+                return element
+            }
+        }
+    }
 }

@@ -42,6 +42,13 @@ public final class EncryptedExchange: RestorationStateKeeping {
     public let restoration = ExchangeRestorationState()
     /// The transport's batch limit: a blob is a version's data and a few bytes more.
     public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
+
+    /// True: a retrieved version presenting itself as a merge the store made must carry the
+    /// identifier its record derives, or the retrieve stops before adding it
+    /// (`StoreError.mergeIdentifierMismatch`). The name already binds the identifier; this
+    /// binds a merge's identifier to its content, so a device holding the key cannot
+    /// publish other content under the identifier another device's merge will have.
+    public var checksMergeIdentifiers: Bool { true }
     /// The transport's notifications.
     public var newVersionsAvailable: AsyncStream<Void> { transport.newBlobsAvailable }
 

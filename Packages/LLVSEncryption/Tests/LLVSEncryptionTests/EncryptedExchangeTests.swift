@@ -5,6 +5,7 @@ import LLVSEncryption
 import LLVSEncryptionTesting
 import LLVSExchange
 import LLVSStore
+import LLVSStoreTesting
 import LLVSTesting
 import Testing
 
@@ -226,6 +227,43 @@ import Testing
             #expect(record.predecessors == nil && record.timestamp == 0 && record.metadata.isEmpty)
             #expect(record.id.rawValue.utf8.count == 64 && record.id.rawValue.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         }
+    }
+
+    /// A device holding the key publishes, under the identifier of a merge, other content
+    /// (a value smuggled in, sealed and named correctly): the receiver recomputes the merge's
+    /// identifier from the record it opened and refuses it before adding it, on every store
+    /// backend. The honest merge, and a merge made by hand, travel as they are.
+    @Test(arguments: StoreReplica.Backend.allCases)
+    func aMergeWhoseContentIsNotItsIdentifiersIsRefused(_ backend: StoreReplica.Backend) async throws {
+        func store() throws -> Store {
+            try Store(rootDirectoryURL: root.url.appendingPathComponent("store-\(UUID().uuidString)"), storage: backend.makeStorage())
+        }
+        let honest = try store(), forger = try store()
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let base = try honest.makeVersion(basedOnPredecessor: nil, storing: [.insert(Value(idString: "x", data: Data("0".utf8)))])
+        let left = try honest.makeVersion(basedOnPredecessor: base.id, storing: [.insert(Value(idString: "l", data: Data("L".utf8)))])
+        let right = try honest.makeVersion(basedOnPredecessor: base.id, storing: [.update(Value(idString: "x", data: Data("R".utf8)))])
+        let merge = try honest.merge(version: left.id, with: right.id, resolvingWith: MostRecentChangeFavoringArbiter())
+        let handMade = try honest.makeVersion(basedOn: .init(idOfFirst: left.id, idOfSecond: right.id),
+                                              storing: [.insert(Value(idString: "hand", data: Data("H".utf8)))])
+        for version in [base, left, right] {
+            try forger.addVersion(version, storing: try honest.valueChanges(madeInVersionIdentifiedBy: version.id))
+        }
+        let smuggled = try honest.valueChanges(madeInVersionIdentifiedBy: merge.id) + [.insert(Value(idString: "smuggled", data: Data("!".utf8)))]
+        try forger.addVersion(merge, storing: smuggled)
+
+        let forged = MemoryExchangeSpace()
+        try await EncryptedExchange(sealing: MemoryExchange(space: forged, store: forger), keys: keys).send()
+        let receiver = try store()
+        let receiving = EncryptedExchange(sealing: MemoryExchange(space: forged, store: receiver), keys: keys)
+        await #expect(throws: StoreError.self) { try await receiving.retrieve() }
+        #expect(receiver.version(identifiedBy: merge.id) == nil, "the forged merge was added")
+
+        let space = MemoryExchangeSpace()
+        try await EncryptedExchange(sealing: MemoryExchange(space: space, store: honest), keys: keys).send()
+        let other = try store()
+        #expect(Set(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: other), keys: keys).retrieve())
+                == [base.id, left.id, right.id, merge.id, handMade.id])
     }
 
     private func hex(_ bytes: [UInt8]) -> String {

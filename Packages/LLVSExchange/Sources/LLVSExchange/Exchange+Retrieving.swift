@@ -45,7 +45,7 @@ extension Exchange {
                 additions.append((version, versionChanges))
             }
             // One durable write for the whole batch where the backend allows it.
-            for (version, wasAdded) in zip(batch, try store.addVersions(additions)) {
+            for (version, wasAdded) in zip(batch, try store.addVersions(additions, checkingMergeIdentifiers: checksMergeIdentifiers)) {
                 if wasAdded { added.append(version.id) }
                 report.completedVersionCount += 1
                 report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(version))

@@ -45,6 +45,15 @@ public protocol Exchange: AnyObject, Sendable {
     /// or ``send(versionChanges:)`` should carry (at least one version goes in a batch).
     var maximumBatchByteCount: Int { get }
 
+    /// Whether ``retrieve(progress:)`` checks, before adding it, that each version presenting
+    /// itself as a merge the store made carries the identifier its record derives (SPEC.md,
+    /// "Merge identity"; `Store.addVersions(_:checkingMergeIdentifiers:)`). False by default:
+    /// a version added by hand that looks exactly like a store's merge (an identifier of
+    /// that form and its later predecessor's timestamp) but is not one would be refused. An
+    /// encrypted exchange checks: a store's devices name merges by their content, and
+    /// nothing else vouches for a sealed record.
+    var checksMergeIdentifiers: Bool { get }
+
     /// A new stream that yields whenever the other side has versions this store lacks (or
     /// may have: a yield is a hint to call ``retrieve(progress:)``). It ends when the
     /// exchange is released or the consumer stops iterating.
@@ -95,6 +104,9 @@ public protocol Exchange: AnyObject, Sendable {
 extension Exchange {
     /// 5 MB per batch.
     public var maximumBatchByteCount: Int { 5_000_000 }
+
+    /// Not checked.
+    public var checksMergeIdentifiers: Bool { false }
 
     /// Nothing to prepare.
     public func prepareToRetrieve() async throws {}

@@ -68,17 +68,28 @@ extension Store {
     /// throws, the versions added before the failure are kept on backends that write one
     /// version at a time, and none of the batch's is kept on the file backend.
     ///
+    ///
+    /// With `checkingMergeIdentifiers`, a version that presents itself as a merge the store
+    /// made (two predecessors, the later one's timestamp, an identifier in the form of
+    /// SPEC.md's "Merge identity") must carry the identifier its predecessors, changes and
+    /// metadata derive (``mergeIdentifier(predecessors:changes:metadata:)``), so a record
+    /// that is not the merge its identifier stands for is refused before anything of it is
+    /// written. A merge made by hand carries its own time and is taken as it is.
+    ///
     /// - Returns: For each version, whether it was added (false if it was already present).
-    /// - Throws: The errors of ``addVersion(_:storing:)``, for the first version that fails.
+    /// - Throws: The errors of ``addVersion(_:storing:)``, for the first version that fails;
+    ///   ``StoreError/mergeIdentifierMismatch(_:derived:)`` when checking.
     /// - Complexity: The work of adding each version, plus two syncs and one log append for
-    ///   the whole batch on the file backend.
+    ///   the whole batch on the file backend; when checking, a walk of each merge's
+    ///   predecessors' maps where they differ.
     @discardableResult
-    public func addVersions(_ versions: [(version: Version, changes: [Value.Change])]) throws -> [Bool] {
+    public func addVersions(_ versions: [(version: Version, changes: [Value.Change])], checkingMergeIdentifiers: Bool = false) throws -> [Bool] {
         try engine.addInBatch { (batch) throws(StoreError) -> [Bool] in
             var added: [Bool] = []
             added.reserveCapacity(versions.count)
             for (version, changes) in versions {
-                added.append(try VersionWriter(store: self).write(version, changes: changes, batch: batch).added)
+                added.append(try VersionWriter(store: self).write(version, changes: changes, batch: batch,
+                                                                  checkingMergeIdentity: checkingMergeIdentifiers).added)
             }
             return added
         }

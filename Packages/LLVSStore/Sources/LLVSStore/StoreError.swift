@@ -38,6 +38,11 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
     /// ``Store/revert(_:basedOn:relativeTo:metadata:)`` was asked to undo a version relative
     /// to a version that is not one of its predecessors.
     case notAPredecessor(Version.ID, of: Version.ID)
+    /// A version that presents itself as a merge the store made (two predecessors, the later
+    /// one's timestamp, an identifier of merge identity's form) whose predecessors, changes
+    /// and metadata derive another identifier (SPEC.md, "Merge identity"): its record is not
+    /// the merge its identifier stands for. Only exchanges that ask for the check raise it.
+    case mergeIdentifierMismatch(Version.ID, derived: Version.ID)
     /// The storage backend failed.
     case storage(ZoneError)
     /// The map index failed.
@@ -74,6 +79,8 @@ public enum StoreError: Error, Hashable, CustomStringConvertible {
             return "Cannot revert version \(versionId): \(valueIds.map(\.rawValue).joined(separator: ", ")) changed again after it."
         case let .notAPredecessor(candidate, versionId):
             return "Version \(candidate) is not a predecessor of version \(versionId)."
+        case let .mergeIdentifierMismatch(id, derived):
+            return "Version \(id) presents itself as a merge, but its predecessors, changes and metadata derive identifier \(derived): its record is not the merge its identifier stands for."
         case .storage(let error):
             return "Storage failed: \(error)"
         case .map(let error):

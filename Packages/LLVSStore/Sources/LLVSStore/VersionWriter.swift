@@ -21,9 +21,10 @@ struct VersionWriter {
     ///   with other predecessors, timestamp or metadata; the errors of the checks and the
     ///   write.
     func write(_ version: Version, changes: some Collection<Value.Change>, trusted: Set<Value.Reference> = [],
-               batch: StoreEngine.Batch? = nil) throws(StoreError) -> (version: Version, added: Bool) {
+               batch: StoreEngine.Batch? = nil, checkingMergeIdentity: Bool = false) throws(StoreError) -> (version: Version, added: Bool) {
         if let existing = store.version(identifiedBy: version.id) { return (try Self.same(existing, as: version), false) }
         var mapChanges = try validate(changes, of: version, trusted: trusted)
+        if checkingMergeIdentity { try store.checkMergeIdentity(of: version, changes: changes) }
         let base = try version.predecessors.map { (predecessors) throws(StoreError) in try store.root(of: predecessors.idOfFirst) } ?? nil
         var update: MapUpdate
         do {
