@@ -266,8 +266,8 @@ let modules: [Module] = [
            local: ["LLVSHTTPExchange", "LLVSCore", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
-                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSMerge", "LLVSEncryption",
-                   "LLVSEncryptionTesting"],
+                   "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSMerge",
+                   "LLVSEncryption", "LLVSEncryptionTesting"],
            external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
 
     // Packages/LLVSKeyValue

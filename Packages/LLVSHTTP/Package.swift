@@ -134,6 +134,7 @@ let package = Package(
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
+                .product(name: "LLVSTestingGenerators", package: "LLVSTesting"),
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSEncryption", package: "LLVSEncryption"),
                 .product(name: "LLVSEncryptionTesting", package: "LLVSEncryption"),

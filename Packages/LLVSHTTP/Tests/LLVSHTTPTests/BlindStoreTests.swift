@@ -6,10 +6,12 @@ import LLVSExchange
 import LLVSExchangeTesting
 import LLVSHTTPExchange
 import LLVSStore
+import LLVSSupport
 import LLVSSyncProtocol
 import LLVSSyncServer
 import LLVSSyncStorage
 import LLVSTesting
+import LLVSTestingGenerators
 import NIOHTTP1
 import PropertyBased
 import Testing
@@ -239,6 +241,41 @@ import Testing
         defer { Task { await peerServer.stop() } }
         let answer = try await raw.request(.GET, "\(Self.blindURL(peerServer, uniqueStoreName()))/blobs", token: testToken)
         #expect(answer.status == 501)
+    }
+
+    /// The convergence harness's random histories (merges of merges, criss-crosses, hand
+    /// merges, concurrent and out-of-order offers, conflicting copies) with every exchange
+    /// sealed into a blind store of the shared server: one store per channel of a history.
+    /// 20 histories on each storage; `LLVS_PROPERTY_CASES` lowers the count.
+    @Test(arguments: StorageKind.available)
+    func randomHistoriesConvergeThroughBlindStores(storage: StorageKind) async throws {
+        let server = try await SharedServers.server(for: storage)
+        let baseURL = server.baseURL
+        let count = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, 20) } ?? 20
+        await propertyCheck(count: count, input: FuzzGen.histories()) { history in
+            let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+            // Each memory channel of the history (a space) becomes a blind store.
+            let stores = Locked<[ObjectIdentifier: SyncStoreName]>([:])
+            let makeReplica = ExchangeReplica.factory(backend: .memory) { inner in
+                guard let memory = inner as? MemoryExchange else { return inner }
+                let name = stores.withLock { names in
+                    let name = names[ObjectIdentifier(memory.space)] ?? uniqueStoreName("fuzz")
+                    names[ObjectIdentifier(memory.space)] = name
+                    return name
+                }
+                do {
+                    let url = try #require(URL(string: "\(baseURL)\(BlindAPI.storesPath)/\(name)"))
+                    return EncryptedExchange(blobs: try Self.transport(url), store: memory.store, keys: keys)
+                } catch {
+                    Issue.record("no blind store for a channel: \(error)")
+                    return inner
+                }
+            }
+            let violations = try await ConvergenceSimulation.check(history, properties: Set(ConvergenceProperty.allCases), makeReplica: makeReplica)
+            for violation in violations {
+                Issue.record("\(violation)\nHistory as JSON (a regression test can load it):\n\(history.jsonString)")
+            }
+        }
     }
 
     /// Frames read back as written, and a frame cut anywhere is refused.
