@@ -62,6 +62,29 @@ import Testing
         }
     }
 
+    /// Through carriers in a shared directory (both formats) a sealed snapshot restores a new
+    /// store, the directory holds nothing of the corpus in the clear, and the receiver then
+    /// fetches no version again.
+    @Test(arguments: FileSystemExchange.DirectoryFormat.allCases)
+    func aSealedSnapshotRestoresThroughASharedDirectory(format: FileSystemExchange.DirectoryFormat) async throws {
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let sender = try makeStore()
+        let versions = try LeakCheck.makeCorpus(in: sender)
+        let shared = root.url.appendingPathComponent("shared-\(format)")
+        let exchange = EncryptedExchange(sealing: FileSystemExchange(rootDirectoryURL: shared, store: sender, newDirectoryFormat: format), keys: keys)
+        try await exchange.send()
+        let manifest = try #require(try await exchange.sendSnapshot(chunkSize: 4_096))
+        #expect(manifest.chunkCount > 2)
+        let hits = try LeakCheck.hits(of: try LeakCheck.needles(of: versions, in: sender), under: shared)
+        #expect(hits.isEmpty, "\(hits.count) leaks, first \(hits.prefix(5))")
+
+        let receiver = try makeStore()
+        let restoring = EncryptedExchange(sealing: FileSystemExchange(rootDirectoryURL: shared, store: receiver), keys: keys)
+        #expect(try await restoring.restoreSnapshot()?.snapshotId == manifest.snapshotId)
+        #expect(Self.versionIds(receiver) == Self.versionIds(sender))
+        #expect(try await restoring.retrieve().isEmpty, "the versions in the snapshot are not fetched again")
+    }
+
     enum Tampering: String, CaseIterable, Sendable {
         case flippedBit, swappedChunks, cutChunk, manifestOfAnotherSnapshot
     }

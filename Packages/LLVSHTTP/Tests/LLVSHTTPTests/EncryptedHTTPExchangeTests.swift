@@ -63,9 +63,10 @@ import Testing
     }
 
     /// The leak check: the corpus synced through a server of its own (its own SQLite file,
-    /// or its own PostgreSQL database), then every file of the SQLite storage, or a
-    /// `pg_dump` of the database, searched for every identifier, timestamp, metadata key
-    /// and 8-byte window of a value.
+    /// or its own PostgreSQL database), with a sealed snapshot of it from which a second
+    /// device restores, then every file of the SQLite storage, or a `pg_dump` of the
+    /// database, searched for every identifier, timestamp, metadata key and 8-byte window of
+    /// a value.
     @Test(arguments: StorageKind.available)
     func theServerKeepsNothingInTheClear(storage: StorageKind) async throws {
         let directory = try TemporaryDirectory(prefix: "llvs-encrypted-leak")
@@ -75,9 +76,13 @@ import Testing
         let versions = try LeakCheck.makeCorpus(in: sender.store)
         let url = server.storeURL(uniqueStoreName("leak"))
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
-        try await EncryptedExchange(sealing: try sender.exchange(url), keys: keys).send()
-        let added = try await EncryptedExchange(sealing: try receiver.exchange(url), keys: keys).retrieve()
-        #expect(Set(added) == Set(versions.map(\.id)))
+        let sending = EncryptedExchange(sealing: try sender.exchange(url), keys: keys)
+        try await sending.send()
+        let manifest = try #require(try await sending.sendSnapshot(chunkSize: 16_384))
+        let restoring = EncryptedExchange(sealing: try receiver.exchange(url), keys: keys)
+        #expect(try await restoring.restoreSnapshot()?.snapshotId == manifest.snapshotId)
+        #expect(receiver.versionIds == Set(versions.map(\.id)))
+        #expect(try await restoring.retrieve().isEmpty, "the versions in the snapshot are not fetched again")
 
         let needles = try LeakCheck.needles(of: versions, in: sender.store)
         let hits = try await database.hits(of: needles)
