@@ -246,12 +246,12 @@ import Testing
     /// The convergence harness's random histories (merges of merges, criss-crosses, hand
     /// merges, concurrent and out-of-order offers, conflicting copies) with every exchange
     /// sealed into a blind store of the shared server: one store per channel of a history.
-    /// 20 histories on each storage; `LLVS_PROPERTY_CASES` lowers the count.
+    /// 10 histories on each storage; `LLVS_PROPERTY_CASES` lowers the count.
     @Test(arguments: StorageKind.available)
     func randomHistoriesConvergeThroughBlindStores(storage: StorageKind) async throws {
         let server = try await SharedServers.server(for: storage)
         let baseURL = server.baseURL
-        let count = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, 20) } ?? 20
+        let count = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, 10) } ?? 10
         await propertyCheck(count: count, input: FuzzGen.histories()) { history in
             let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
             // Each memory channel of the history (a space) becomes a blind store.

@@ -127,14 +127,7 @@ struct LeakDatabase: Sendable {
     /// and block, and on the cooperative pool (two threads on two cores) they would stall
     /// the servers of every other test running meanwhile.
     func hits(of needles: [LeakCheck.Needle]) async throws -> [String] {
-        try await Self.blocking { try searchedHits(of: needles) }
-    }
-
-    /// Runs `body` on a dispatch queue, off Swift's cooperative pool.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        try await offCooperativePool { try searchedHits(of: needles) }
     }
 
     /// The needles found: in every file of the SQLite storage, or in a data dump of the

@@ -51,10 +51,12 @@ struct InterruptionTests {
             let name = uniqueStoreName("kill")
             let storeDirectory = try TemporaryDirectory(prefix: "llvs-http-worker")
             let (process, output) = try Self.startWorker(store: storeDirectory.url, storeURL: server.storeURL(name), count: count)
-            Self.waitForLine(output) { $0.hasPrefix("sent ") && $0 != "sent 0" }
+            // The waits block, so they run off the cooperative pool, where the server that
+            // the worker pushes to answers it.
+            try await offCooperativePool { Self.waitForLine(output) { $0.hasPrefix("sent ") && $0 != "sent 0" } }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...30, using: &generator)))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await offCooperativePool { process.waitUntilExit() }
 
             // Every version the server lists is whole: its record and changes are there,
             // and a reader adds it without error.
@@ -68,8 +70,10 @@ struct InterruptionTests {
 
             // The retry completes the push; nothing is stored twice.
             let (resumed, resumedOutput) = try Self.startWorker(store: storeDirectory.url, storeURL: server.storeURL(name), count: count)
-            _ = resumedOutput.fileHandleForReading.readDataToEndOfFile()
-            resumed.waitUntilExit()
+            try await offCooperativePool {
+                _ = resumedOutput.fileHandleForReading.readDataToEndOfFile()
+                resumed.waitUntilExit()
+            }
             #expect(resumed.terminationStatus == 0)
             let listed = try await server.storage.listVersions(in: name, after: nil, limit: 10_000).versionIds
             #expect(listed.count == count && Set(listed).count == count, "round \(round): \(listed.count) listed")
