@@ -18,6 +18,15 @@ struct MergeIdentity {
         case reference(Version.ID)
         /// New data, stored by the merge version itself (identified by its SHA-256).
         case newData(Data)
+
+        /// What a merge holds for the value `change`, a change of its record, names.
+        init(change: Value.Change) {
+            switch change {
+            case .insert(let value), .update(let value): self = .newData(value.data)
+            case .remove, .preserveRemoval: self = .absent
+            case .preserve(let reference): self = .reference(reference.storedVersionId)
+            }
+        }
     }
 
     /// Whether the identity lists a value: when the merge's outcome is not the one both

@@ -223,13 +223,7 @@ struct MergeOperation<Arbiter: MergeArbiter> {
                 onFirst = outcome(try view.reference(of: valueId, at: first.id))
                 onSecond = onFirst
             }
-            let merged: MergeIdentity.Outcome
-            switch changesById[valueId] {
-            case .insert(let value)?, .update(let value)?: merged = .newData(value.data)
-            case .remove?, .preserveRemoval?: merged = .absent
-            case .preserve(let reference)?: merged = .reference(reference.storedVersionId)
-            case nil: merged = onFirst
-            }
+            let merged = changesById[valueId].map(MergeIdentity.Outcome.init(change:)) ?? onFirst
             if MergeIdentity.lists(merged, first: onFirst, second: onSecond) { outcomes[valueId] = merged }
         }
         let identifier = MergeIdentity.identifier(domain: virtual ? "llvs-virtual-merge-1" : "llvs-merge-1",

@@ -35,13 +35,7 @@ extension Store {
         for difference in differences { sides[difference.valueId] = (outcome(difference.old), outcome(difference.new)) }
         var merged: [Value.ID: MergeIdentity.Outcome] = [:]
         merged.reserveCapacity(changes.count)
-        for change in changes {
-            switch change {
-            case .insert(let value), .update(let value): merged[value.id] = .newData(value.data)
-            case .remove(let id), .preserveRemoval(let id): merged[id] = .absent
-            case .preserve(let reference): merged[reference.valueId] = .reference(reference.storedVersionId)
-            }
-        }
+        for change in changes { merged[change.valueId] = MergeIdentity.Outcome(change: change) }
         var outcomes: [Value.ID: MergeIdentity.Outcome] = [:]
         for valueId in Set(sides.keys).union(merged.keys) {
             let onFirst: MergeIdentity.Outcome, onSecond: MergeIdentity.Outcome

@@ -68,7 +68,6 @@ extension Store {
     /// throws, the versions added before the failure are kept on backends that write one
     /// version at a time, and none of the batch's is kept on the file backend.
     ///
-    ///
     /// With `checkingMergeIdentifiers`, a version that presents itself as a merge the store
     /// made (two predecessors, the later one's timestamp, an identifier in the form of
     /// SPEC.md's "Merge identity") must carry the identifier its predecessors, changes and
