@@ -1,87 +1,35 @@
 import Foundation
-import LLVSCore
 import LLVSStore
-import LLVSSupport
-import LLVSZones
 
 /// An exchange through a shared directory: push and pull between stores that can all reach
 /// one directory (a network share, a synced folder, an app-group container, a USB stick).
 ///
-/// Layout (SPEC.md, "File-system exchange"). Directories created from now on are in format 2:
-///
-/// ```
-/// <root>/llvs-exchange.json                 {"checksums":true,"format":"llvs-file-exchange","formatVersion":2,"identifier":"<UUID>"}
-/// <root>/batches/<shard>/<sha256>.batch     every version one send wrote, with its changes (binary), named by its SHA-256
-/// <root>/log/<random>.log                   which batches are complete and the versions each holds, in the order sent
-/// <root>/snapshots/...                      snapshot manifests and chunks (SnapshotExchange)
-/// ```
-///
-/// A directory whose marker says format 1 (made before batches, or with
-/// ``DirectoryFormat/versionFiles`` for peers running an older LLVS) keeps its layout, read
-/// and written as before:
-///
-/// ```
-/// <root>/versions/<shard>/<name>.json       a version record (the Version JSON form), with its checksum
-/// <root>/changes/<shard>/<name>.json        the changes it made (an array of Value.Change JSON), with its checksum
-/// <root>/log/<random>.log                   the identifiers of the complete versions, in the order sent
-/// ```
-///
-/// Every file appears atomically and is never replaced with other content. In format 2 a
-/// send writes one batch file and makes it durable (one fsync of the file, one of its
-/// folder), then appends one record naming it and its versions to the sender's own log
-/// segment; in format 1 it writes each version's two files, makes them durable (an fsync
-/// per file, then one per folder), then appends the versions' identifiers. Nothing calls a
-/// machine-wide `sync`. Readers list only logged versions, so a sender killed midway
-/// leaves nothing anybody reads: the next send of the same batch reuses a batch file it
-/// finds (the same name is the same content), format 1 files are replaced. Several stores
-/// and processes may use the directory at once. The log gives cursors: each retrieve reads
-/// only what was logged since the last one; an exchange object maps logged versions to
-/// their batch files as it reads the log, and reads each batch file once for a retrieve
-/// (decoded batches are kept up to 32 MB). A version the log lists is never written again:
-/// the same content resent is a no-op, other content is
-/// ``ExchangeError/conflictingVersion(_:location:)``. Each batch file is checked against
-/// the SHA-256 its log record names, and each format 1 file against the checksum it
-/// carries, before anything read from it is used: a damaged byte gives
-/// ``ExchangeError/damagedFile(_:location:reason:)``, and a malformed or truncated file
-/// another ``ExchangeError`` naming it. Temporary files that killed senders left behind
-/// are removed once they are an hour old (``removeStaleTemporaryFiles(olderThan:now:)``).
-public final class FileSystemExchange: RestorationStateKeeping, SnapshotExchange {
+/// The directory holds a ``FolderExchange``'s layout (SPEC.md, "File-system exchange"):
+/// format 2 (one binary batch file per send, a log of batch records) for directories
+/// created from now on, format 1 (two checksummed JSON files per version) for directories
+/// whose marker says so (made before batches, or with ``DirectoryFormat/versionFiles`` for
+/// peers running an older LLVS). Files appear by `rename` of a fully written temporary file
+/// and are made durable with one `fsync` of each file and one of its folder (never a
+/// machine-wide `sync`); the log is appended in place, each exchange object to a segment
+/// of its own. Several stores and processes may use the directory at once.
+public final class FileSystemExchange: FolderBackedExchange {
+    /// The layouts of an exchange directory.
+    public typealias DirectoryFormat = FolderExchange.DirectoryFormat
+
     /// The shared directory.
     public let rootDirectoryURL: URL
-    /// The local store.
-    public let store: Store
+    /// The exchange over the directory, which does the work.
+    public let folderExchange: FolderExchange
     /// How often ``newVersionsAvailable`` looks at the directory.
-    public let pollingInterval: Duration
-    /// See ``Exchange/maximumBatchByteCount``.
-    public let maximumBatchByteCount: Int
-
+    public var pollingInterval: Duration { folderExchange.pollingInterval }
     /// The format the directory gets if this exchange creates it (an existing directory
     /// keeps its own).
-    public let newDirectoryFormat: DirectoryFormat
-
-    let log: FileVersionLog
-    /// The remembered cursor and remote heads (see ``Exchange/restorationState``).
-    public let restoration = ExchangeRestorationState()
-    private let marker = Locked<Marker?>(nil)
-    let sweptTemporaryFiles = Locked(false)
-    /// Which batch holds each logged version (format 2), read from the log incrementally.
-    let batchIndex = Locked(BatchIndex())
-    /// Batch files read lately (format 2), bounded by ``BatchCache/byteBudget``.
-    let batchCache = Locked(BatchCache())
-
-    /// The layouts of an exchange directory, named by the marker's `formatVersion`.
-    public enum DirectoryFormat: Int, Sendable, CaseIterable {
-        /// Format 1: two JSON files per version (its record, its changes), a log of version
-        /// identifiers. Readable by every LLVS version; each file costs an fsync to send.
-        case versionFiles = 1
-        /// Format 2: one binary batch file per send, a log of batch records. LLVS versions
-        /// before it refuse such a directory (`ExchangeError.unsupportedFormat`).
-        case batches = 2
-    }
+    public var newDirectoryFormat: DirectoryFormat { folderExchange.newDirectoryFormat }
 
     /// The format new directories get (``DirectoryFormat/batches``).
-    public static let formatVersion = DirectoryFormat.batches.rawValue
-    static let markerFileName = "llvs-exchange.json"
+    public static let formatVersion = FolderExchange.formatVersion
+    /// How old a temporary file must be before a sender removes it.
+    public static let staleTemporaryFileAge = FolderExchange.staleTemporaryFileAge
 
     /// Creates an exchange between `store` and the directory at `rootDirectoryURL` (created
     /// on first use).
@@ -94,218 +42,9 @@ public final class FileSystemExchange: RestorationStateKeeping, SnapshotExchange
     ///     when peers running an LLVS from before format 2 must read it too.
     public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumBatchByteCount: Int = 5_000_000,
                 newDirectoryFormat: DirectoryFormat = .batches) {
-        self.rootDirectoryURL = rootDirectoryURL.standardizedFileURL
-        self.store = store
-        self.pollingInterval = pollingInterval
-        self.maximumBatchByteCount = maximumBatchByteCount
-        self.newDirectoryFormat = newDirectoryFormat
-        self.log = FileVersionLog(directoryURL: self.rootDirectoryURL.appendingPathComponent("log", isDirectory: true))
-    }
-
-    // MARK: Layout
-
-    struct Marker: Codable, Equatable {
-        /// True in directories made since files carry checksums: every version and changes
-        /// file must carry one (format 1; format 2 batch files are always checked). Absent
-        /// (nil) in older directories, whose files are checked when they carry one.
-        var checksums: Bool?
-        var format: String
-        var formatVersion: Int
-        var identifier: String
-
-        /// Every key a marker may have: any other is refused, so that a damaged key name
-        /// cannot quietly turn checking off.
-        static let keys: Set<String> = ["checksums", "format", "formatVersion", "identifier"]
-    }
-
-    /// The directory's identifier, creating the directory and its marker on first use.
-    func directoryIdentifier() throws -> String {
-        try directoryMarker().identifier
-    }
-
-    /// The directory's marker, creating the directory and its marker on first use.
-    func directoryMarker() throws -> Marker {
-        if let known = marker.withLock({ $0 }) { return known }
-        let url = rootDirectoryURL.appendingPathComponent(Self.markerFileName)
-        try transport("create directory", rootDirectoryURL) { try DurableFile.createDirectory(rootDirectoryURL) }
-        if !FileManager.default.fileExists(atPath: url.path) {
-            let marker = Marker(checksums: true, format: "llvs-file-exchange", formatVersion: newDirectoryFormat.rawValue,
-                                identifier: UUID().uuidString)
-            _ = try transport("write", url) { try DurableFile.create(try CanonicalJSON.encode(marker), at: url) }
-        }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ExchangeError.transport(operation: "read", location: url.path, reason: "cannot read the exchange marker")
-        }
-        let found: Marker
-        do {
-            found = try CanonicalJSON.decode(Marker.self, from: data)
-        } catch {
-            throw ExchangeError.malformedData(location: url.path, reason: Self.describe(error))
-        }
-        let keys = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]).map { Set($0.keys) } ?? []
-        if let unknown = keys.subtracting(Marker.keys).sorted().first {
-            throw ExchangeError.malformedData(location: url.path, reason: "unknown key \"\(unknown)\" in the exchange marker")
-        }
-        guard found.format == "llvs-file-exchange", DirectoryFormat(rawValue: found.formatVersion) != nil else {
-            throw ExchangeError.unsupportedFormat(location: url.path, found: "\(found.format) version \(found.formatVersion)")
-        }
-        marker.withLock { $0 = found }
-        return found
-    }
-
-    /// The directory's format, creating the directory and its marker on first use.
-    func directoryFormat() throws -> DirectoryFormat {
-        DirectoryFormat(rawValue: try directoryMarker().formatVersion) ?? .batches
-    }
-
-    // MARK: Exchange parts
-
-    /// Creates the directory and its marker if needed and checks the format.
-    ///
-    /// - Throws: ``ExchangeError/unsupportedFormat(location:found:)``,
-    ///   ``ExchangeError/transport(operation:location:reason:)``.
-    public func prepareToRetrieve() async throws {
-        _ = try directoryIdentifier()
-    }
-
-    /// Same as ``prepareToRetrieve()``.
-    ///
-    /// - Throws: See ``prepareToRetrieve()``.
-    public func prepareToSend() async throws {
-        _ = try directoryIdentifier()
-    }
-
-    /// Every logged version.
-    ///
-    /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a corrupt log segment.
-    public func retrieveAllVersionIdentifiers() async throws -> [Version.ID] {
-        try await retrieveVersionIdentifiers(after: nil).versionIds
-    }
-
-    /// The versions logged after `cursor`, read from where each log segment was left.
-    ///
-    /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a corrupt log segment.
-    public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
-        let directory = try directoryIdentifier()
-        let saved = cursor.flatMap { try? JSONDecoder().decode(LogCursor.self, from: $0.rawValue) }
-        let start = saved?.directory == directory ? saved : nil
-        let from = VersionLogCursor(positions: start?.positions ?? [:])
-        let (ids, next) = try directoryFormat() == .batches ? listBatchedVersions(after: from) : listVersionFiles(after: from)
-        let encoded = try JSONEncoder().encode(LogCursor(directory: directory, positions: next.positions))
-        return VersionIdentifierPage(versionIds: ids, cursor: ExchangeCursor(rawValue: encoded), isCompleteListing: start == nil)
-    }
-
-    /// The records of the versions, read from the batch files that hold them (format 2;
-    /// each file once, checked against the SHA-256 its log record names) or from each
-    /// version's record file (format 1, checked against the checksum it carries).
-    ///
-    /// - Throws: ``ExchangeError/damagedFile(_:location:reason:)`` when a file does not match
-    ///   its checksum (or a format 1 file carries none where the directory requires one),
-    ///   ``ExchangeError/missingVersion(_:)`` when a version is not logged or its file is
-    ///   absent, ``ExchangeError/malformedData(location:reason:)`` naming a malformed or
-    ///   truncated file or one holding another version.
-    public func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
-        try directoryFormat() == .batches ? batchedVersions(versionIds) : versionFileRecords(versionIds)
-    }
-
-    /// The changes of the versions, read from the batch files that hold them (format 2) or
-    /// from each version's changes file (format 1); every file is checked before any
-    /// changes are returned.
-    ///
-    /// - Throws: ``ExchangeError/damagedFile(_:location:reason:)`` when a file does not match
-    ///   its checksum (or a format 1 file carries none where the directory requires one),
-    ///   ``ExchangeError/missingValueChanges(_:)`` when a version is not logged or its file
-    ///   is absent, ``ExchangeError/malformedData(location:reason:)`` naming a malformed or
-    ///   truncated file.
-    public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
-        try directoryFormat() == .batches ? batchedValueChanges(versionIds) : versionFileChanges(versionIds)
-    }
-
-    /// Stores the versions with their changes. Format 2: one batch file holding them all,
-    /// made durable (one fsync of the file and one of its folder), then one log record
-    /// naming it and its versions, appended to this exchange's own segment. Format 1: each
-    /// version's two files, each carrying its checksum, made durable (an fsync per file,
-    /// then one per folder), then the identifiers in one append. A version the log already
-    /// lists is never written again: the same content is a no-op (in format 1 with or
-    /// without a checksum, as a sender from before checksums wrote it), other content an
-    /// error. The first send of each exchange object also removes stale temporary files
-    /// (``removeStaleTemporaryFiles(olderThan:now:)``).
-    ///
-    /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` when the directory
-    ///   already logs a version with other content (nothing of that batch is logged then),
-    ///   ``ExchangeError/transport(operation:location:reason:)`` when a file cannot be
-    ///   written, and what reading a logged version's batch throws when a resent version
-    ///   must be compared with it.
-    public func send(versionChanges: [VersionChanges]) async throws {
-        guard !versionChanges.isEmpty else { return }
-        let format = try directoryFormat()
-        sweepTemporaryFilesOnce()
-        switch format {
-        case .batches: try sendBatch(versionChanges)
-        case .versionFiles: try await sendVersionFiles(versionChanges)
-        }
-    }
-
-    /// A stream that checks the log every ``pollingInterval`` and yields when it lists a
-    /// version the store lacks. It ends when the consumer stops iterating or the exchange
-    /// is released.
-    public var newVersionsAvailable: AsyncStream<Void> {
-        let interval = pollingInterval
-        return AsyncStream { [weak self] continuation in
-            let task = Task { [weak self] in
-                var cursor: ExchangeCursor?
-                while !Task.isCancelled {
-                    guard let exchange = self else { break }
-                    if let page = try? await exchange.retrieveVersionIdentifiers(after: cursor) {
-                        cursor = page.cursor
-                        if !exchange.store.historyIncludesVersions(identifiedBy: page.versionIds) {
-                            continuation.yield()
-                        }
-                    }
-                    try? await Task.sleep(for: interval)
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
-
-    // MARK: Files
-
-    /// A log cursor tied to the directory it was read from.
-    struct LogCursor: Codable, Equatable {
-        var directory: String
-        var positions: [String: Int]
-    }
-
-    func readLog(after cursor: VersionLogCursor) throws -> (records: [Data], cursor: VersionLogCursor) {
-        do {
-            return try log.records(after: cursor)
-        } catch let error as ZoneError {
-            if case let .corrupt(path, reason) = error { throw ExchangeError.malformedData(location: path, reason: reason) }
-            throw ExchangeError.transport(operation: "read", location: log.directoryURL.path, reason: "\(error)")
-        }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from data: Data, at url: URL) throws -> T {
-        do {
-            return try CanonicalJSON.decode(type, from: data)
-        } catch {
-            throw ExchangeError.malformedData(location: url.path, reason: Self.describe(error))
-        }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        ExchangeError.describe(decodingError: error)
-    }
-
-    func transport<T>(_ operation: String, _ url: URL, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as ExchangeError {
-            throw error
-        } catch {
-            throw ExchangeError.transport(operation: operation, location: url.path, reason: "\(error)")
-        }
+        let folder = LocalExchangeFolder(rootDirectoryURL: rootDirectoryURL)
+        self.rootDirectoryURL = folder.rootDirectoryURL
+        self.folderExchange = FolderExchange(folder: folder, store: store, pollingInterval: pollingInterval,
+                                             maximumBatchByteCount: maximumBatchByteCount, newDirectoryFormat: newDirectoryFormat)
     }
 }

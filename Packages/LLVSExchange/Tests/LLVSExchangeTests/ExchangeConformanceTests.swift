@@ -106,7 +106,7 @@ import Testing
                 #expect(version.id.rawValue == vector.fields["versionId"] as? String, "\(vector.name)")
                 #expect(try Self.text(version) == vector.fields["version"] as? String, "\(vector.name)")
             } else {
-                let file = try CanonicalJSON.decode(FileSystemExchange.ChangesFile.self, from: content)
+                let file = try CanonicalJSON.decode(FolderExchange.ChangesFile.self, from: content)
                 #expect(file.version.rawValue == vector.fields["versionId"] as? String, "\(vector.name)")
                 #expect(try Self.text(file.valueChanges) == vector.fields["changes"] as? String, "\(vector.name)")
             }
@@ -121,7 +121,7 @@ import Testing
                 if vector.fields["kind"] as? String == "version" {
                     id = try CanonicalJSON.decode(Version.self, from: content).id
                 } else {
-                    id = try CanonicalJSON.decode(FileSystemExchange.ChangesFile.self, from: content).version
+                    id = try CanonicalJSON.decode(FolderExchange.ChangesFile.self, from: content).version
                 }
                 guard id.rawValue == vector.fields["versionId"] as? String else {
                     throw ExchangeError.malformedData(location: vector.name, reason: "another version")

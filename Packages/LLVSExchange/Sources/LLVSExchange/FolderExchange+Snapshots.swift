@@ -2,7 +2,7 @@ import Foundation
 import LLVSCore
 import LLVSZones
 
-/// Snapshots in the shared directory:
+/// Snapshots in the folder:
 ///
 /// ```
 /// <root>/snapshots/<snapshotId>/chunk-000000 ...   the chunks
@@ -12,24 +12,25 @@ import LLVSZones
 /// Chunks are written first, the manifest last (replacing the previous one atomically), so
 /// a reader never sees a partial snapshot. The previous snapshot's chunks are kept (a
 /// replica may still be downloading them); older ones are removed.
-extension FileSystemExchange {
-    var snapshotsDirectory: URL { rootDirectoryURL.appendingPathComponent("snapshots", isDirectory: true) }
-    var latestManifestURL: URL { snapshotsDirectory.appendingPathComponent("latest.json") }
+extension FolderExchange {
+    static let snapshotsFolder = "snapshots"
+    static let latestManifestPath = "snapshots/latest.json"
 
     /// Reads `snapshots/latest.json`.
     ///
     /// - Throws: ``ExchangeError/invalidSnapshotManifest(location:reason:)`` naming the file
     ///   when it is malformed or inconsistent.
     public func retrieveSnapshotManifest() async throws -> SnapshotManifest? {
-        _ = try directoryIdentifier()
-        guard let data = FileManager.default.contents(atPath: latestManifestURL.path) else { return nil }
+        _ = try await directoryIdentifier()
+        let location = folder.location(of: Self.latestManifestPath)
+        guard let data = try await folder.read(Self.latestManifestPath) else { return nil }
         let manifest: SnapshotManifest
         do {
             manifest = try CanonicalJSON.decode(SnapshotManifest.self, from: data)
         } catch {
-            throw ExchangeError.invalidSnapshotManifest(location: latestManifestURL.path, reason: Self.describe(error))
+            throw ExchangeError.invalidSnapshotManifest(location: location, reason: Self.describe(error))
         }
-        try manifest.validate(location: latestManifestURL.path)
+        try manifest.validate(location: location)
         return manifest
     }
 
@@ -39,9 +40,9 @@ extension FileSystemExchange {
     ///   missing, ``ExchangeError/invalidSnapshotManifest(location:reason:)`` for an unsafe id.
     public func retrieveSnapshotChunk(index: Int, of manifest: SnapshotManifest) async throws -> Data {
         guard manifest.hasPathSafeId else {
-            throw ExchangeError.invalidSnapshotManifest(location: latestManifestURL.path, reason: "snapshot id is not path-safe")
+            throw ExchangeError.invalidSnapshotManifest(location: folder.location(of: Self.latestManifestPath), reason: "snapshot id is not path-safe")
         }
-        guard let data = FileManager.default.contents(atPath: chunkURL(index, of: manifest.snapshotId).path) else {
+        guard let data = try await folder.read(chunkPath(index, of: manifest.snapshotId)) else {
             throw ExchangeError.corruptSnapshotChunk(snapshotId: manifest.snapshotId, index: index)
         }
         return data
@@ -53,24 +54,20 @@ extension FileSystemExchange {
     /// - Throws: ``ExchangeError/transport(operation:location:reason:)``, or what `chunk` throws.
     public func sendSnapshot(manifest: SnapshotManifest, chunk: (Int) throws -> Data) async throws {
         try manifest.validate(location: "snapshot \(manifest.snapshotId)")
-        _ = try directoryIdentifier()
-        let directory = snapshotsDirectory.appendingPathComponent(manifest.snapshotId, isDirectory: true)
-        try transport("create directory", directory) { try DurableFile.createDirectory(directory) }
+        _ = try await directoryIdentifier()
         for index in 0..<manifest.chunkCount {
-            let url = chunkURL(index, of: manifest.snapshotId)
-            let data = try chunk(index)
-            try transport("write", url) { try DurableFile.write(data, to: url) }
+            try await folder.replace(try chunk(index), at: chunkPath(index, of: manifest.snapshotId))
         }
         let previous = try? await retrieveSnapshotManifest()
-        try transport("write", latestManifestURL) { try DurableFile.write(try CanonicalJSON.encode(manifest), to: latestManifestURL) }
+        try await folder.replace(try CanonicalJSON.encode(manifest), at: Self.latestManifestPath)
         let keep: Set<String> = [manifest.snapshotId, previous?.snapshotId].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: snapshotsDirectory.path)) ?? []
-        for name in names where !keep.contains(name) && name != "latest.json" && !name.hasPrefix(".") {
-            try? FileManager.default.removeItem(at: snapshotsDirectory.appendingPathComponent(name))
+        let entries = (try? await folder.list(Self.snapshotsFolder)) ?? []
+        for entry in entries where !keep.contains(entry.name) && entry.name != "latest.json" && !entry.name.hasPrefix(".") {
+            try? await folder.remove("\(Self.snapshotsFolder)/\(entry.name)")
         }
     }
 
-    private func chunkURL(_ index: Int, of snapshotId: String) -> URL {
-        snapshotsDirectory.appendingPathComponent(snapshotId, isDirectory: true).appendingPathComponent(String(format: "chunk-%06d", index))
+    private func chunkPath(_ index: Int, of snapshotId: String) -> String {
+        "\(Self.snapshotsFolder)/\(snapshotId)/" + String(format: "chunk-%06d", index)
     }
 }

@@ -6,7 +6,7 @@ import LLVSZones
 /// Format 2 of the directory (SPEC.md section 11): one batch file per send,
 /// `batches/<shard>/<sha256>.batch` (``ExchangeBatchFile``), and a log whose records name a
 /// batch and the versions it holds (``ExchangeLogRecord``).
-extension FileSystemExchange {
+extension FolderExchange {
     /// Which batch holds each logged version, built from the log as far as ``cursor``.
     struct BatchIndex: Sendable {
         /// How far the log has been read into this index.
@@ -64,12 +64,10 @@ extension FileSystemExchange {
         }
     }
 
-    /// Where the batch file with SHA-256 `digest` is.
-    func batchURL(_ digest: [UInt8]) -> URL {
+    /// Where the batch file with SHA-256 `digest` is, in the folder.
+    func batchPath(_ digest: [UInt8]) -> String {
         let name = Hex.encode(digest)
-        return rootDirectoryURL.appendingPathComponent("batches", isDirectory: true)
-            .appendingPathComponent(String(name.prefix(2)), isDirectory: true)
-            .appendingPathComponent(name + ".batch")
+        return "batches/\(name.prefix(2))/\(name).batch"
     }
 
     /// The versions of the log records after `cursor`, and the cursor after them. When
@@ -78,24 +76,32 @@ extension FileSystemExchange {
     ///
     /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a corrupt log
     ///   segment or a record that does not name a batch.
-    func listBatchedVersions(after cursor: VersionLogCursor) throws -> (ids: [Version.ID], cursor: VersionLogCursor) {
-        try batchIndex.withLock { index in
-            let (records, next) = try readLog(after: cursor)
-            let decoded = try decodeLogRecords(records)
+    func listBatchedVersions(after cursor: VersionLogCursor) async throws -> (ids: [Version.ID], cursor: VersionLogCursor) {
+        let (records, next) = try await log.records(after: cursor)
+        let decoded = try decodeLogRecords(records)
+        batchIndex.withLock { index in
             if index.cursor == cursor {
                 index.add(decoded)
                 index.cursor = next
             }
-            return (decoded.flatMap(\.versionIds), next)
         }
+        return (decoded.flatMap(\.versionIds), next)
     }
 
-    /// Reads the log records appended since the batch index was last brought up to date.
-    func refreshBatchIndex() throws {
-        try batchIndex.withLock { index in
-            let (records, next) = try readLog(after: index.cursor)
-            index.add(try decodeLogRecords(records))
-            index.cursor = next
+    /// Reads the log records appended since the batch index was last brought up to date
+    /// (again from where it then stands, when a concurrent reader moved it meanwhile).
+    func refreshBatchIndex() async throws {
+        while true {
+            let cursor = batchIndex.withLock { $0.cursor }
+            let (records, next) = try await log.records(after: cursor)
+            let decoded = try decodeLogRecords(records)
+            let applied = batchIndex.withLock { index in
+                guard index.cursor == cursor else { return false }
+                index.add(decoded)
+                index.cursor = next
+                return true
+            }
+            if applied { return }
         }
     }
 
@@ -103,7 +109,7 @@ extension FileSystemExchange {
         do {
             return try records.map { record throws(ExchangeBatchFile.Malformed) in try ExchangeLogRecord.decode(record) }
         } catch {
-            throw ExchangeError.malformedData(location: log.directoryURL.path, reason: error.reason)
+            throw ExchangeError.malformedData(location: folder.location(of: Self.logFolder), reason: error.reason)
         }
     }
 
@@ -111,7 +117,7 @@ extension FileSystemExchange {
     /// version is not in the index yet.
     ///
     /// - Throws: `missing(id)` for a version the log does not list.
-    private func batchDigests(for versionIds: [Version.ID], missing: (Version.ID) -> ExchangeError) throws -> [Version.ID: [UInt8]] {
+    private func batchDigests(for versionIds: [Version.ID], missing: (Version.ID) -> ExchangeError) async throws -> [Version.ID: [UInt8]] {
         func lookUp() -> (found: [Version.ID: [UInt8]], absent: Version.ID?) {
             batchIndex.withLock { index in
                 var found: [Version.ID: [UInt8]] = [:]
@@ -125,7 +131,7 @@ extension FileSystemExchange {
         }
         var result = lookUp()
         if result.absent != nil {
-            try refreshBatchIndex()
+            try await refreshBatchIndex()
             result = lookUp()
         }
         if let absent = result.absent { throw missing(absent) }
@@ -135,9 +141,9 @@ extension FileSystemExchange {
     /// The batch files holding `versionIds`, each read (or found in the cache) once and
     /// checked against its SHA-256 before it is parsed, with the versions each holds, in
     /// the order the batches are first needed.
-    private func batches(holding versionIds: [Version.ID], missing: (Version.ID) -> ExchangeError) throws
-        -> [(batch: ExchangeBatchFile, url: URL, versionIds: [Version.ID])] {
-        let digests = try batchDigests(for: versionIds, missing: missing)
+    private func batches(holding versionIds: [Version.ID], missing: (Version.ID) -> ExchangeError) async throws
+        -> [(batch: ExchangeBatchFile, path: String, versionIds: [Version.ID])] {
+        let digests = try await batchDigests(for: versionIds, missing: missing)
         var groups: [(digest: [UInt8], versionIds: [Version.ID])] = []
         var groupOf: [[UInt8]: Int] = [:]
         for id in versionIds {
@@ -149,13 +155,16 @@ extension FileSystemExchange {
                 groups.append((digest, [id]))
             }
         }
-        return try groups.map { group in
-            let (batch, url) = try loadBatch(group.digest, for: group.versionIds[0], missing: missing)
+        var loaded: [(batch: ExchangeBatchFile, path: String, versionIds: [Version.ID])] = []
+        loaded.reserveCapacity(groups.count)
+        for group in groups {
+            let (batch, path) = try await loadBatch(group.digest, for: group.versionIds[0], missing: missing)
             for id in group.versionIds where batch.entries[id] == nil {
-                throw ExchangeError.malformedData(location: url.path, reason: "the batch does not hold version \(id), which its log record lists")
+                throw ExchangeError.malformedData(location: folder.location(of: path), reason: "the batch does not hold version \(id), which its log record lists")
             }
-            return (batch, url, group.versionIds)
+            loaded.append((batch, path, group.versionIds))
         }
+        return loaded
     }
 
     /// The batch file with SHA-256 `digest`, from the cache or read, checked and parsed.
@@ -164,57 +173,56 @@ extension FileSystemExchange {
     ///   ``ExchangeError/damagedFile(_:location:reason:)`` naming `version` when its bytes
     ///   do not match `digest`, ``ExchangeError/malformedData(location:reason:)`` when they
     ///   match but are not a batch.
-    func loadBatch(_ digest: [UInt8], for version: Version.ID, missing: (Version.ID) -> ExchangeError) throws -> (ExchangeBatchFile, URL) {
-        let url = batchURL(digest)
-        if let cached = batchCache.withLock({ $0.batch(digest) }) { return (cached, url) }
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw missing(version) }
+    func loadBatch(_ digest: [UInt8], for version: Version.ID, missing: (Version.ID) -> ExchangeError) async throws -> (ExchangeBatchFile, String) {
+        let path = batchPath(digest)
+        if let cached = batchCache.withLock({ $0.batch(digest) }) { return (cached, path) }
+        guard let data = try await folder.read(path) else { throw missing(version) }
         let computed = ExchangeBatchFile.digest(of: data)
         guard computed == digest else {
-            throw ExchangeError.damagedFile(version, location: url.path,
+            throw ExchangeError.damagedFile(version, location: folder.location(of: path),
                                             reason: "its content does not match the SHA-256 its log record names (SHA-256 \(Hex.encode(computed)), logged \(Hex.encode(digest)))")
         }
         let batch: ExchangeBatchFile
         do {
             batch = try ExchangeBatchFile(parsing: data)
         } catch {
-            throw ExchangeError.malformedData(location: url.path, reason: error.reason)
+            throw ExchangeError.malformedData(location: folder.location(of: path), reason: error.reason)
         }
         batchCache.withLock { $0.insert(batch, digest: digest) }
-        return (batch, url)
+        return (batch, path)
     }
 
     /// The records of `versionIds`, from their batch files.
-    func batchedVersions(_ versionIds: [Version.ID]) throws -> [Version] {
+    func batchedVersions(_ versionIds: [Version.ID]) async throws -> [Version] {
         var versions: [Version] = []
         versions.reserveCapacity(versionIds.count)
-        for (batch, _, ids) in try batches(holding: versionIds, missing: ExchangeError.missingVersion) {
+        for (batch, _, ids) in try await batches(holding: versionIds, missing: ExchangeError.missingVersion) {
             for id in ids { if let entry = batch.entries[id] { versions.append(entry.version) } }
         }
         return versions
     }
 
     /// The changes of `versionIds`, from their batch files (all read and checked first).
-    func batchedValueChanges(_ versionIds: [Version.ID]) throws -> [Version.ID: [Value.Change]] {
+    func batchedValueChanges(_ versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
         var result: [Version.ID: [Value.Change]] = [:]
         result.reserveCapacity(versionIds.count)
-        for (batch, url, ids) in try batches(holding: versionIds, missing: ExchangeError.missingValueChanges) {
+        for (batch, path, ids) in try await batches(holding: versionIds, missing: ExchangeError.missingValueChanges) {
             for id in ids {
                 do {
                     result[id] = try batch.changes(of: id)
                 } catch {
-                    throw ExchangeError.malformedData(location: url.path, reason: error.reason)
+                    throw ExchangeError.malformedData(location: folder.location(of: path), reason: error.reason)
                 }
             }
         }
         return result
     }
 
-    /// Writes one batch file holding the versions the log does not list yet, makes it
-    /// durable (one fsync of the file, one of its folder), then appends one record naming
-    /// it to this exchange's log segment. A logged version sent again with the same content
-    /// is left out; with other content nothing is written.
-    func sendBatch(_ versionChanges: [VersionChanges]) throws {
-        try refreshBatchIndex()
+    /// Publishes one batch file holding the versions the log does not list yet, durably,
+    /// then appends one record naming it to this exchange's log segment. A logged version
+    /// sent again with the same content is left out; with other content nothing is written.
+    func sendBatch(_ versionChanges: [VersionChanges]) async throws {
+        try await refreshBatchIndex()
         var entries: [[UInt8]] = []
         var ids: [Version.ID] = []
         var positions: [Version.ID: Int] = [:]
@@ -224,18 +232,18 @@ extension FileSystemExchange {
             let entry = ExchangeBatchFile.encodeEntry(version, changes: changes)
             if let position = positions[version.id] {
                 guard entries[position] == entry else {
-                    throw ExchangeError.conflictingVersion(version.id, location: "a batch sent to \(rootDirectoryURL.path) with two versions of it")
+                    throw ExchangeError.conflictingVersion(version.id, location: "a batch sent to \(folder.location(of: "")) with two versions of it")
                 }
                 continue
             }
             let logged = batchIndex.withLock { index in index.locations[version.id].map { index.digests[$0] } }
             if let logged {
-                let (batch, url) = try loadBatch(logged, for: version.id, missing: ExchangeError.missingVersion)
+                let (batch, path) = try await loadBatch(logged, for: version.id, missing: ExchangeError.missingVersion)
                 guard let existing = batch.entries[version.id] else {
-                    throw ExchangeError.malformedData(location: url.path, reason: "the batch does not hold version \(version.id), which its log record lists")
+                    throw ExchangeError.malformedData(location: folder.location(of: path), reason: "the batch does not hold version \(version.id), which its log record lists")
                 }
                 guard batch.data[existing.bytes].elementsEqual(entry) else {
-                    throw ExchangeError.conflictingVersion(version.id, location: url.path)
+                    throw ExchangeError.conflictingVersion(version.id, location: folder.location(of: path))
                 }
                 continue
             }
@@ -246,22 +254,17 @@ extension FileSystemExchange {
         guard !entries.isEmpty else { return }
         let data = ExchangeBatchFile.encode(entries: entries)
         let digest = ExchangeBatchFile.digest(of: data)
-        let url = batchURL(digest)
-        try transport("write", url) {
-            try DurableFile.createDirectory(url.deletingLastPathComponent())
-            if try !DurableFile.create(data, at: url) {
-                // The name is the content's SHA-256: a file there is this batch (a killed
-                // sender's, not logged yet, perhaps not durable either) unless damaged, in
-                // which case it is repaired, atomically, with the same bytes it should hold.
-                if FileManager.default.contents(atPath: url.path) == data {
-                    try DurableFile.synchronize([url])
-                } else {
-                    try DurableFile.write(data, to: url)
-                }
+        let path = batchPath(digest)
+        if try await !folder.create(data, at: path, durably: true) {
+            // The name is the content's SHA-256: a file there is this batch (a stopped
+            // sender's, not logged yet, perhaps not durable either) unless damaged, in
+            // which case it is repaired, atomically, with the same bytes it should hold.
+            if try await folder.read(path) == data {
+                try await folder.synchronize([path])
+            } else {
+                try await folder.replace(data, at: path)
             }
         }
-        try transport("append to", log.directoryURL) {
-            try log.append([ExchangeLogRecord.encode(digest: digest, versionIds: ids)])
-        }
+        try await log.append([ExchangeLogRecord.encode(digest: digest, versionIds: ids)])
     }
 }
