@@ -15,12 +15,14 @@ let package = Package(
         .library(name: "LLVSSyncPostgres", targets: ["LLVSSyncPostgres"]),
         .library(name: "LLVSSyncServer", targets: ["LLVSSyncServer"]),
         .library(name: "LLVSHTTPExchange", targets: ["LLVSHTTPExchange"]),
+        .library(name: "LLVSWebDAV", targets: ["LLVSWebDAV"]),
     ],
     dependencies: [
         .package(path: "../LLVSCore"),
         .package(path: "../LLVSHistory"),
         .package(path: "../LLVSMerge"),
         .package(path: "../LLVSStore"),
+        .package(path: "../LLVSZones"),
         .package(path: "../LLVSExchange"),
         .package(path: "../LLVSEncryption"),
         .package(path: "../LLVSTesting"),
@@ -110,6 +112,21 @@ let package = Package(
         ),
         // A helper process for the kill tests: it makes versions in its own store and pushes
         // them to a server in small batches, printing each batch, until it is killed.
+        // The directory exchange's formats over WebDAV (Nextcloud, ownCloud, Apache, rclone).
+        .target(
+            name: "LLVSWebDAV",
+            dependencies: [
+                .product(name: "LLVSSupport", package: "LLVSCore"),
+                .product(name: "LLVSStore", package: "LLVSStore"),
+                .product(name: "LLVSZones", package: "LLVSZones"),
+                .product(name: "LLVSExchange", package: "LLVSExchange"),
+                "LLVSHTTPExchange",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "llvs-http-worker",
             dependencies: [
@@ -138,6 +155,8 @@ let package = Package(
                 .product(name: "LLVSMerge", package: "LLVSMerge"),
                 .product(name: "LLVSEncryption", package: "LLVSEncryption"),
                 .product(name: "LLVSEncryptionTesting", package: "LLVSEncryption"),
+                "LLVSWebDAV",
+                .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -111,8 +111,11 @@ public final class FileVersionLog: VersionLog {
         return (records, next)
     }
 
-    /// The bytes of `records` as they follow a segment's magic.
-    static func encodeRecords(_ records: [Data]) -> Data {
+    /// The bytes a new segment starts with.
+    public static var segmentHeader: Data { Data(magic) }
+
+    /// The bytes of `records` as they follow a segment's magic (or its earlier records).
+    public static func encodeRecords(_ records: [Data]) -> Data {
         var writer = ByteWriter(capacity: records.reduce(0) { $0 + $1.count + 12 })
         for record in records {
             let length = UInt32(clamping: record.count)
@@ -195,7 +198,15 @@ public final class FileVersionLog: VersionLog {
     /// Parses the complete records of a segment from byte `start`; returns them and the
     /// offset after the last complete record.
     static func readRecords(path: String, from start: Int) throws -> (records: [Data], end: Int) {
-        let bytes = try readFile(path: path, from: start)
+        try records(inSegmentBytes: try readFile(path: path, from: start), from: start, path: path)
+    }
+
+    /// The complete records of a segment whose bytes from offset `start` on are `bytes`
+    /// (the segment read elsewhere, as over WebDAV), and the offset after the last of them.
+    ///
+    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming `path` for a bad magic or a bad
+    ///   record that is not the final one.
+    public static func records(inSegmentBytes bytes: Data, from start: Int, path: String) throws -> (records: [Data], end: Int) {
         var offset = 0
         if start == 0 {
             guard bytes.count >= magic.count else { return ([], 0) } // header still being written

@@ -1,0 +1,55 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import LLVSExchange
+import LLVSHTTPExchange
+import LLVSStore
+
+/// An exchange through a folder on a WebDAV server (Nextcloud, ownCloud, Apache httpd with
+/// mod_dav, nginx, rclone, a NAS): the directory exchange's formats
+/// (``FolderExchange``) over a ``WebDAVFolder``. Stores syncing through one folder need
+/// only an account there; wrap it in `EncryptedExchange` and the server holds ciphertext.
+///
+/// ```swift
+/// let exchange = try WebDAVExchange(
+///     url: URL(string: "https://cloud.example.com/remote.php/dav/files/ada/Notes")!,
+///     store: store, authorization: .basic(user: "ada", password: appPassword))
+/// try await exchange.send()
+/// try await exchange.retrieve()
+/// ```
+///
+/// A send of 1,000 versions is one batch file (two requests: `PUT`, `MOVE`), the log
+/// segment (two more), and one listing of the log; see ``WebDAVFolder`` for the requests,
+/// retries and errors.
+public final class WebDAVExchange: FolderBackedExchange {
+    /// The layouts of an exchange folder.
+    public typealias DirectoryFormat = FolderExchange.DirectoryFormat
+
+    /// The folder on the server.
+    public let folder: WebDAVFolder
+    /// The exchange over the folder, which does the work.
+    public let folderExchange: FolderExchange
+
+    /// An exchange between `store` and the WebDAV folder at `url` (created on first use;
+    /// its parent must exist).
+    ///
+    /// - Parameters:
+    ///   - authorization: Basic credentials (over `https`) or a bearer token.
+    ///   - httpClient: The client (``HTTPExchange/defaultHTTPClient``, or one trusting a
+    ///     private CA: ``HTTPExchange/makeHTTPClient(trustingCertificatesIn:)``).
+    ///   - retryPolicy: How transient failures (`423`, `503` with `Retry-After`, a lost
+    ///     connection) are retried.
+    ///   - pollingInterval: How often ``newVersionsAvailable`` lists the log.
+    ///   - maximumBatchByteCount: The most bytes of value data per batch file (5 MB by
+    ///     default); lower it below a server's upload limit.
+    ///   - newDirectoryFormat: The layout of the folder if this exchange creates it.
+    /// - Throws: ``WebDAVError/invalidURL(_:)``.
+    public init(url: URL, store: Store, authorization: WebDAVAuthorization? = nil, httpClient: HTTPClient = HTTPExchange.defaultHTTPClient,
+                retryPolicy: HTTPRetryPolicy = HTTPRetryPolicy(), pollingInterval: Duration = .seconds(5),
+                maximumBatchByteCount: Int = 5_000_000, newDirectoryFormat: DirectoryFormat = .batches,
+                logger: Logger = Logger(label: "llvs.webdav")) throws {
+        folder = try WebDAVFolder(url: url, authorization: authorization, httpClient: httpClient, retryPolicy: retryPolicy, logger: logger)
+        folderExchange = FolderExchange(folder: folder, store: store, pollingInterval: pollingInterval,
+                                        maximumBatchByteCount: maximumBatchByteCount, newDirectoryFormat: newDirectoryFormat)
+    }
+}

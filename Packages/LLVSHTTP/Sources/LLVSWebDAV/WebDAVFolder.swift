@@ -1,0 +1,309 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import LLVSExchange
+import LLVSHTTPExchange
+import LLVSZones
+import NIOCore
+import NIOHTTP1
+
+/// An ``ExchangeFolder`` on a WebDAV server (RFC 4918): Nextcloud, ownCloud, Apache httpd
+/// with mod_dav, nginx, rclone, a NAS.
+///
+/// - Files are published atomically: a `PUT` to a temporary name (`.tmp-…`) in the
+///   target's folder, then a `MOVE` onto the name, with `Overwrite: F` where the file must
+///   not exist yet (a `412` then means another writer published it first).
+/// - Folders are made with `MKCOL` when a `PUT` answers `409 Conflict` (a parent is missing).
+/// - Listings are one `PROPFIND` with `Depth: 1`.
+/// - The log keeps one segment file per writer (SPEC.md, "Version log"), replaced by a
+///   longer copy on each append, so two writers never write one file and no lock is
+///   needed; readers fetch only the bytes a segment gained (`Range`), and an idle poll is
+///   one `PROPFIND` of `log/`.
+/// - Requests that fail transiently (no connection, a timeout, `408`, `423 Locked`, `429`,
+///   `5xx` but `507`) are retried with backoff, waiting at least what `Retry-After` asks
+///   (``HTTPRetryPolicy``). `507 Insufficient Storage`, `413` and refusals are typed errors
+///   naming the file; a send stopped by one is completed by the next send.
+public struct WebDAVFolder: ExchangeFolder {
+    /// The folder's URL, without a trailing slash.
+    public let url: URL
+    /// How requests authenticate (nil: they do not).
+    public let authorization: WebDAVAuthorization?
+    /// How transient failures are retried.
+    public let retryPolicy: HTTPRetryPolicy
+    let client: HTTPClient
+    let logger: Logger
+    let base: String
+    let basePath: String
+
+    /// Statuses worth retrying: those of ``HTTPRetryPolicy/isTransient(status:)`` and `423 Locked`.
+    static func isTransient(_ status: Int) -> Bool {
+        status == 423 || HTTPRetryPolicy.isTransient(status: status)
+    }
+
+    /// The folder at `url` (`http` or `https`; created on first write, its parent must exist).
+    ///
+    /// - Parameters:
+    ///   - authorization: Basic credentials or a bearer token, or nil.
+    ///   - httpClient: The client (``HTTPExchange/defaultHTTPClient``, or one trusting a
+    ///     private CA: ``HTTPExchange/makeHTTPClient(trustingCertificatesIn:)``).
+    ///   - retryPolicy: How transient failures are retried.
+    /// - Throws: ``WebDAVError/invalidURL(_:)`` when `url` is not an `http` or `https` URL with a host.
+    public init(url: URL, authorization: WebDAVAuthorization? = nil, httpClient: HTTPClient = HTTPExchange.defaultHTTPClient,
+                retryPolicy: HTTPRetryPolicy = HTTPRetryPolicy(), logger: Logger = Logger(label: "llvs.webdav")) throws {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw WebDAVError.invalidURL(url.absoluteString)
+        }
+        components.query = nil
+        components.fragment = nil
+        while components.percentEncodedPath.hasSuffix("/") { components.percentEncodedPath.removeLast() }
+        guard let text = components.string, let clean = URL(string: text) else { throw WebDAVError.invalidURL(url.absoluteString) }
+        self.url = clean
+        self.base = text
+        self.basePath = components.path
+        self.authorization = authorization
+        self.client = httpClient
+        self.retryPolicy = retryPolicy
+        self.logger = logger
+    }
+
+    // MARK: ExchangeFolder
+
+    /// The file's URL.
+    public func location(of path: String) -> String { target(path) }
+
+    /// `GET`s the file; nil on `404`.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    public func read(_ path: String) async throws -> Data? {
+        let response = try await send(.GET, path, operation: "read", accepting: [404])
+        return response.status == 404 ? nil : response.body
+    }
+
+    /// The bytes of the file from byte `offset` on (a `Range` request; the whole answer
+    /// cut when the server ignores ranges), empty when it has no more, nil when it is absent.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    func read(_ path: String, from offset: Int) async throws -> Data? {
+        guard offset > 0 else { return try await read(path) }
+        let response = try await send(.GET, path, operation: "read", headers: [("Range", "bytes=\(offset)-")], accepting: [404, 416])
+        switch response.status {
+        case 404: return nil
+        case 416: return Data()
+        case 206: return response.body
+        default: return response.body.count > offset ? Data(response.body.dropFirst(offset)) : Data()
+        }
+    }
+
+    /// One `PROPFIND` with `Depth: 1`; empty on `404`.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``, or
+    ///   ``ExchangeError/malformedData(location:reason:)`` when the answer is not a multistatus document.
+    public func list(_ path: String) async throws -> [ExchangeFolderEntry] {
+        let response = try await send(HTTPMethod(rawValue: "PROPFIND"), path + "/", operation: "list",
+                                      headers: [("Depth", "1"), ("Content-Type", "application/xml; charset=utf-8")],
+                                      body: WebDAVListing.requestBody, accepting: [404])
+        if response.status == 404 { return [] }
+        do {
+            let responses = try WebDAVListing.responses(in: response.body)
+            return WebDAVListing.entries(responses, folderPath: basePath + "/" + path)
+        } catch {
+            throw ExchangeError.malformedData(location: target(path + "/"), reason: error.reason)
+        }
+    }
+
+    /// `PUT`s a temporary file, then `MOVE`s it onto `path` with `Overwrite: F`.
+    ///
+    /// - Returns: False when the server answers `412`: a file is there already.
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    public func create(_ data: Data, at path: String, durably: Bool) async throws -> Bool {
+        try await publish(data, at: path, overwrite: false)
+    }
+
+    /// `PUT`s a temporary file, then `MOVE`s it onto `path` with `Overwrite: T`.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    public func replace(_ data: Data, at path: String) async throws {
+        _ = try await publish(data, at: path, overwrite: true)
+    }
+
+    /// Nothing: a WebDAV server has stored a file when it answers the `MOVE`.
+    public func synchronize(_ paths: [String]) async throws {}
+
+    /// `DELETE`s the file or folder; `404` is no error.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    public func remove(_ path: String) async throws {
+        _ = try await send(.DELETE, path, operation: "remove", accepting: [404])
+    }
+
+    /// A log of one segment per writer in the folder at `path` (``WebDAVLog``).
+    public func log(at path: String) -> any ExchangeFolderLog {
+        WebDAVLog(folder: self, path: path)
+    }
+
+    // MARK: Publishing
+
+    private func publish(_ data: Data, at path: String, overwrite: Bool) async throws -> Bool {
+        let parent = Self.parent(of: path)
+        let temporary = (parent.isEmpty ? "" : parent + "/") + ".tmp-" + DurableFile.uniqueName()
+        try await put(data, at: temporary, folder: parent)
+        let response: Response
+        do {
+            response = try await send(HTTPMethod(rawValue: "MOVE"), temporary, operation: "publish",
+                                      headers: [("Destination", target(path)), ("Overwrite", overwrite ? "T" : "F")],
+                                      accepting: [404, 412])
+        } catch {
+            try? await remove(temporary)
+            throw error
+        }
+        switch response.status {
+        case 412:
+            try? await remove(temporary)
+            return false
+        case 404:
+            // The temporary file is gone: an earlier attempt of this MOVE went through and
+            // its answer was lost. The file is ours if it holds our bytes.
+            guard try await read(path) == data else {
+                throw ExchangeError.transport(operation: "publish", location: target(path),
+                                              reason: "the uploaded temporary file \(temporary) vanished before it was moved into place")
+            }
+            return true
+        default:
+            return true
+        }
+    }
+
+    /// `PUT`s `data`, making the folders on the way when the server answers that one is
+    /// missing (`409 Conflict`, as RFC 4918 says; rclone answers `404`).
+    private func put(_ data: Data, at path: String, folder: String) async throws {
+        let attempt = { try await send(.PUT, path, operation: "write", headers: [("Content-Type", "application/octet-stream")],
+                                       body: data, accepting: [404, 409]) }
+        let status = try await attempt().status
+        guard status == 404 || status == 409 else { return }
+        try await makeFolders(folder)
+        let retried = try await attempt().status
+        guard retried != 404 && retried != 409 else {
+            throw ExchangeError.transport(operation: "write", location: target(path), reason: "\(Self.describe(retried)): its folder cannot be made")
+        }
+    }
+
+    /// `MKCOL`s the root, then each folder down to `path` (`405`: it exists already).
+    private func makeFolders(_ path: String) async throws {
+        var prefix = ""
+        _ = try await send(HTTPMethod(rawValue: "MKCOL"), "/", operation: "create folder", accepting: [405])
+        for segment in path.split(separator: "/") {
+            prefix = prefix.isEmpty ? String(segment) : prefix + "/" + segment
+            _ = try await send(HTTPMethod(rawValue: "MKCOL"), prefix + "/", operation: "create folder", accepting: [405])
+        }
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    // MARK: Requests
+
+    struct Response {
+        var status: Int
+        var body: Data
+        var headers: HTTPHeaders
+    }
+
+    /// The URL of a folder-relative path, each segment percent-encoded.
+    func target(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;?#%")
+        let trailing = path.hasSuffix("/")
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }
+        return ([base] + segments).joined(separator: "/") + (trailing ? "/" : "")
+    }
+
+    /// Sends a request, retrying transient failures. Returns a 2xx answer or one of
+    /// `accepting`.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)`` naming the status
+    ///   and what it means, or `CancellationError`.
+    func send(_ method: HTTPMethod, _ path: String, operation: String, headers: [(String, String)] = [], body: Data? = nil,
+              accepting: Set<Int> = []) async throws -> Response {
+        let url = target(path)
+        var lastFailure = ""
+        var retryAfter: Duration?
+        for attempt in 1...retryPolicy.maximumAttempts {
+            try Task.checkCancellation()
+            if attempt > 1 {
+                let delay = retryPolicy.delay(beforeRetry: attempt - 1, retryAfter: retryAfter)
+                logger.debug("retrying", metadata: ["url": "\(url)", "attempt": "\(attempt)", "delay": "\(delay)", "after": "\(lastFailure)"])
+                try await Task.sleep(for: delay)
+            }
+            var request = HTTPClientRequest(url: url)
+            request.method = method
+            if let authorization { request.headers.add(name: "Authorization", value: authorization.headerValue) }
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            if let body {
+                request.body = .bytes(ByteBuffer(bytes: body))
+            }
+            let response: Response
+            do {
+                let answer = try await client.execute(request, timeout: Self.timeAmount(retryPolicy.requestTimeout), logger: logger)
+                let status = Int(answer.status.code)
+                retryAfter = answer.headers.first(name: "Retry-After").flatMap { HTTPRetryPolicy.retryAfter($0) }
+                let data = Data(try await answer.body.collect(upTo: Self.maximumResponseByteCount).readableBytesView)
+                response = Response(status: status, body: data, headers: answer.headers)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                lastFailure = "\(error)"
+                retryAfter = nil
+                continue
+            }
+            if (200..<300).contains(response.status) || accepting.contains(response.status) { return response }
+            if Self.isTransient(response.status) {
+                lastFailure = Self.describe(response.status)
+                continue
+            }
+            throw ExchangeError.transport(operation: operation, location: url, reason: Self.describe(response.status))
+        }
+        throw ExchangeError.transport(operation: operation, location: url,
+                                      reason: "the server did not answer after \(retryPolicy.maximumAttempts) attempts (last: \(lastFailure))")
+    }
+
+    /// The largest answer read (a batch file is at most a few times ``Exchange/maximumBatchByteCount``).
+    static let maximumResponseByteCount = 1 << 30
+
+    /// A status with what it means for a WebDAV exchange.
+    static func describe(_ status: Int) -> String {
+        switch status {
+        case 401: "401 Unauthorized: the credentials are missing or wrong"
+        case 403: "403 Forbidden: the account may not do this here"
+        case 404: "404 Not Found"
+        case 405: "405 Method Not Allowed: is this a WebDAV folder?"
+        case 409: "409 Conflict: a parent folder is missing"
+        case 412: "412 Precondition Failed"
+        case 413: "413 Content Too Large: the server refuses uploads this large; lower maximumBatchByteCount"
+        case 423: "423 Locked: another client holds a lock on it"
+        case 507: "507 Insufficient Storage: the account or disk is full"
+        default: "status \(status)"
+        }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// Why a WebDAV exchange cannot be made.
+public enum WebDAVError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is not an `http` or `https` URL with a host.
+    case invalidURL(String)
+
+    /// What went wrong, in a sentence.
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "not a WebDAV folder URL (http or https, with a host): \(url)"
+        }
+    }
+}
