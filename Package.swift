@@ -270,8 +270,8 @@ let modules: [Module] = [
     Module(name: "LLVSHTTPTests", kind: .test, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer", "LLVSHTTPExchange", "LLVSCore",
                    "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSMerge",
-                   "LLVSEncryption", "LLVSEncryptionTesting", "LLVSWebDAV", "LLVSZones"],
-           external: [crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
+                   "LLVSEncryption", "LLVSEncryptionTesting", "LLVSWebDAV"],
+           external: [hummingbird, crypto, httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient"), propertyBased]),
 
     // Packages/LLVSKeyValue
     Module(name: "LLVSKeyValue", kind: .library, package: "LLVSKeyValue",
@@ -301,13 +301,13 @@ let modules: [Module] = [
 
     Module(name: "LLVS", kind: .library, package: "LLVS",
            local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange",
-                   "LLVSEncryption", "LLVSCoordinator", "LLVSHTTPExchange", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
+                   "LLVSEncryption", "LLVSCoordinator", "LLVSHTTPExchange", "LLVSWebDAV", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
            external: []),
     Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
 
     // Tools/
     Module(name: "llvs", kind: .tool, package: nil, local: ["LLVSSupport", "LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer"],
-           external: [argumentParser, logging("Tools"), grdb], exclude: ["README.md"]),
+           external: [argumentParser, logging("Tools"), grdb, httpClient], exclude: ["README.md"]),
     Module(name: "llvs-server", kind: .tool, package: nil, local: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools")], exclude: ["README.md", "DEPLOYMENT.md", "deploy"]),
     Module(name: "llvs-demo", kind: .tool, package: nil, local: ["LLVS"], external: []),

@@ -40,6 +40,7 @@ let package = Package(
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),
                 .product(name: "LLVSHTTPExchange", package: "LLVSHTTP"),
+                .product(name: "LLVSWebDAV", package: "LLVSHTTP"),
                 .product(name: "LLVSKeyValue", package: "LLVSKeyValue"),
                 .product(name: "LLVSModel", package: "LLVSModel"),
                 .product(name: "LLVSProjection", package: "LLVSProjection"),

@@ -156,12 +156,12 @@ let package = Package(
                 .product(name: "LLVSEncryption", package: "LLVSEncryption"),
                 .product(name: "LLVSEncryptionTesting", package: "LLVSEncryption"),
                 "LLVSWebDAV",
-                .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,20 +1,27 @@
 import ArgumentParser
 import Foundation
 import LLVS
+import AsyncHTTPClient
 import LLVSSyncProtocol
 import Logging
 
 /// Where `push`, `pull` and `sync` exchange versions: a shared directory
-/// (`FileSystemExchange`), or a store served over HTTP by `llvs-server` or `llvs serve`
-/// (`HTTPExchange`), named by its store URL `http[s]://HOST[:PORT]/v1/stores/NAME`.
+/// (`FileSystemExchange`), a store served over HTTP by `llvs-server` or `llvs serve`
+/// (`HTTPExchange`), named by its store URL `http[s]://HOST[:PORT]/v1/stores/NAME`, or a
+/// folder on a WebDAV server (`WebDAVExchange`), named `webdav+http[s]://HOST[:PORT]/PATH`.
 enum RemoteLocation: Sendable, CustomStringConvertible {
     /// A shared directory, absolute and standardized.
     case directory(URL)
     /// A store URL: scheme and host in lower case, no trailing slash.
     case server(URL)
+    /// A WebDAV folder's http(s) URL: scheme and host in lower case, no trailing slash.
+    case webDAV(URL)
 
-    /// Reads a command-line argument: an http(s) URL names a served store, anything
-    /// without `://` a directory.
+    /// The prefix of a WebDAV folder's URL on the command line.
+    static let webDAVPrefix = "webdav+"
+
+    /// Reads a command-line argument: a `webdav+http[s]` URL names a WebDAV folder, an
+    /// http(s) URL a served store, anything without `://` a directory.
     ///
     /// - Throws: `ValidationError` for another scheme or a URL that is not a store URL.
     init(argument: String) throws {
@@ -22,15 +29,20 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
             self = .directory(URL(fileURLWithPath: argument).standardizedFileURL)
             return
         }
+        if argument.lowercased().hasPrefix(Self.webDAVPrefix) {
+            self = .webDAV(try Self.webDAVURL(argument))
+            return
+        }
         self = .server(try Self.storeURL(argument))
     }
 
     /// The key the exchange's restoration state is kept under in `state.json`: the
-    /// directory's path, or the store URL.
+    /// directory's path, the store URL, or the WebDAV folder's URL as written (`webdav+…`).
     var key: String {
         switch self {
         case .directory(let url): return url.path
         case .server(let url): return url.absoluteString
+        case .webDAV(let url): return Self.webDAVPrefix + url.absoluteString
         }
     }
 
@@ -56,21 +68,61 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     ///
     /// - Throws: `HTTPExchangeError.invalidStoreURL` when the exchange refuses the URL,
     ///   `.unusableCertificates` when `$LLVS_CA_CERTIFICATES` names an unusable file.
+    /// For a WebDAV folder, the credentials come from the environment or a netrc file
+    /// (``WebDAVCredentials``), and a warning goes to stderr when they would travel in clear.
     func makeExchange(store: Store, accessToken: String?, retries: Int = 7) throws -> any Exchange {
+        var logger = Logger(label: "llvs.exchange") { _ in RetryAnnouncer(retries: retries) }
+        logger.logLevel = .debug
+        let retryPolicy = HTTPRetryPolicy(maximumAttempts: retries + 1)
         switch self {
         case .directory(let url):
             return FileSystemExchange(rootDirectoryURL: url, store: store)
         case .server(let url):
-            var logger = Logger(label: "llvs.exchange") { _ in RetryAnnouncer(retries: retries) }
-            logger.logLevel = .debug
-            let retryPolicy = HTTPRetryPolicy(maximumAttempts: retries + 1)
-            if let certificates = ProcessInfo.processInfo.environment[Self.trustedCertificatesVariable], !certificates.isEmpty {
-                let client = try HTTPExchange.sharedHTTPClient(trustingCertificatesIn: URL(fileURLWithPath: certificates))
-                return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken, httpClient: client,
-                                        retryPolicy: retryPolicy, logger: logger)
+            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken, httpClient: try Self.httpClient(),
+                                    retryPolicy: retryPolicy, logger: logger)
+        case .webDAV(let url):
+            let authorization = try WebDAVCredentials.authorization(for: url)
+            if authorization != nil, url.scheme == "http" {
+                Output.note("llvs: warning: the credentials for \(url.host ?? "the server") travel in clear over http; use webdav+https:// unless this network is yours")
             }
-            return try HTTPExchange(storeURL: url, store: store, accessToken: accessToken, retryPolicy: retryPolicy, logger: logger)
+            return try WebDAVExchange(url: url, store: store, authorization: authorization, httpClient: try Self.httpClient(),
+                                      retryPolicy: retryPolicy, logger: logger)
         }
+    }
+
+    /// The shared client, or one trusting `$LLVS_CA_CERTIFICATES` besides the system's CAs.
+    ///
+    /// - Throws: `.unusableCertificates` when the variable names an unusable file.
+    private static func httpClient() throws -> HTTPClient {
+        if let certificates = ProcessInfo.processInfo.environment[trustedCertificatesVariable], !certificates.isEmpty {
+            return try HTTPExchange.sharedHTTPClient(trustingCertificatesIn: URL(fileURLWithPath: certificates))
+        }
+        return HTTPExchange.defaultHTTPClient
+    }
+
+    /// The http(s) URL of a `webdav+http[s]://HOST[:PORT]/PATH` argument.
+    ///
+    /// - Throws: `ValidationError` naming what is wrong with it.
+    private static func webDAVURL(_ text: String) throws -> URL {
+        let form = "webdav+https://HOST[:PORT]/PATH (or webdav+http:// on a network of your own)"
+        guard var components = URLComponents(string: String(text.dropFirst(webDAVPrefix.count))),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw ValidationError("\(text) is not a WebDAV folder URL; one looks like \(form)")
+        }
+        guard let host = components.host, !host.isEmpty else { throw ValidationError("\(text) has no host; a WebDAV folder URL looks like \(form)") }
+        guard components.user == nil, components.password == nil else {
+            throw ValidationError("\(text) carries credentials; keep them out of the command line: \(WebDAVCredentials.help)")
+        }
+        guard components.query == nil, components.fragment == nil else {
+            throw ValidationError("\(text) has a query or fragment; a WebDAV folder URL looks like \(form)")
+        }
+        var path = components.path
+        while path.hasSuffix("/") { path.removeLast() }
+        components.scheme = scheme
+        components.host = host.lowercased()
+        components.path = path
+        guard let url = components.url else { throw ValidationError("\(text) is not a WebDAV folder URL (\(form))") }
+        return url
     }
 
     /// The environment variable naming a PEM file of certificates to trust besides the

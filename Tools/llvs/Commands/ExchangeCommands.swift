@@ -5,7 +5,7 @@ import LLVS
 /// The remote of `push`, `pull` and `sync`: a remote's name (`llvs remote add`), a shared
 /// directory, or a store URL with its access token.
 struct RemoteOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("A remote's name (llvs remote list), a shared directory, or a store URL: http[s]://HOST[:PORT]/v1/stores/NAME.",
+    @Argument(help: ArgumentHelp("A remote's name (llvs remote list), a shared directory, a store URL (http[s]://HOST[:PORT]/v1/stores/NAME), or a WebDAV folder (webdav+https://HOST[:PORT]/PATH).",
                                  valueName: "remote"))
     var remote: String
 
@@ -24,7 +24,7 @@ struct RemoteOptions: ParsableArguments {
     /// - Throws: `ValidationError` for a bad URL or a token given for a directory.
     func resolve(in storeURL: URL) throws -> ResolvedRemote {
         let resolved = try ResolvedRemote(argument: remote, in: storeURL)
-        if token != nil, !resolved.location.isServer { throw ValidationError("--token is for store URLs; a directory needs none") }
+        if token != nil, !resolved.location.isServer { throw ValidationError("--token is for store URLs; a directory needs none, and a WebDAV folder takes its credentials from the environment or ~/.netrc") }
         return resolved
     }
 }

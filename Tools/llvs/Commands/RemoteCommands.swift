@@ -17,14 +17,14 @@ struct RemoteCommand: ParsableCommand {
 
 /// `llvs remote add NAME DIR|URL [--token T]`.
 struct RemoteAddCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Name a remote: a shared directory or a store URL.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Name a remote: a shared directory, a store URL or a WebDAV folder.")
 
     @OptionGroup var options: StoreOptions
 
     @Argument(help: "The remote's name (1-64 of A-Z a-z 0-9 . _ -).")
     var name: String
 
-    @Argument(help: ArgumentHelp("A shared directory, or a store URL: http[s]://HOST[:PORT]/v1/stores/NAME.", valueName: "directory-or-url"),
+    @Argument(help: ArgumentHelp("A shared directory, a store URL (http[s]://HOST[:PORT]/v1/stores/NAME), or a WebDAV folder (webdav+https://HOST[:PORT]/PATH).", valueName: "directory-or-url"),
               transform: RemoteLocation.init(argument:))
     var location: RemoteLocation
 
@@ -35,7 +35,7 @@ struct RemoteAddCommand: ParsableCommand {
         guard NamedRemotes.isValidName(name) else {
             throw ValidationError("\"\(name)\" is not a remote name (1-64 of A-Z a-z 0-9 . _ -, not starting with a dot or a dash)")
         }
-        if token != nil, !location.isServer { throw ValidationError("--token is for store URLs; a directory needs none") }
+        if token != nil, !location.isServer { throw ValidationError("--token is for store URLs; a directory needs none, and a WebDAV folder takes its credentials from the environment or ~/.netrc") }
     }
 
     func run() throws {

@@ -17,4 +17,5 @@
 @_exported import LLVSProjection
 @_exported import LLVSSQLite
 @_exported import LLVSStore
+@_exported import LLVSWebDAV
 @_exported import LLVSZones

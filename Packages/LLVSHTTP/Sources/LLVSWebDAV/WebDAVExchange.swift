@@ -18,9 +18,9 @@ import LLVSStore
 /// try await exchange.retrieve()
 /// ```
 ///
-/// A send of 1,000 versions is one batch file (two requests: `PUT`, `MOVE`), the log
-/// segment (two more), and one listing of the log; see ``WebDAVFolder`` for the requests,
-/// retries and errors.
+/// A send of 1,000 versions is one batch file (two requests: `PUT`, `MOVE`), a log file
+/// (two more), and one listing of the log; see ``WebDAVFolder`` for the requests, retries
+/// and errors.
 public final class WebDAVExchange: FolderBackedExchange {
     /// The layouts of an exchange folder.
     public typealias DirectoryFormat = FolderExchange.DirectoryFormat

@@ -15,10 +15,9 @@ import NIOHTTP1
 ///   not exist yet (a `412` then means another writer published it first).
 /// - Folders are made with `MKCOL` when a `PUT` answers `409 Conflict` (a parent is missing).
 /// - Listings are one `PROPFIND` with `Depth: 1`.
-/// - The log keeps one segment file per writer (SPEC.md, "Version log"), replaced by a
-///   longer copy on each append, so two writers never write one file and no lock is
-///   needed; readers fetch only the bytes a segment gained (`Range`), and an idle poll is
-///   one `PROPFIND` of `log/`.
+/// - The log is a segment file per append (``WebDAVLog``), created and never replaced, so
+///   two writers never write one file and no lock is needed; an idle poll is one
+///   `PROPFIND` of `log/`.
 /// - Requests that fail transiently (no connection, a timeout, `408`, `423 Locked`, `429`,
 ///   `5xx` but `507`) are retried with backoff, waiting at least what `Retry-After` asks
 ///   (``HTTPRetryPolicy``). `507 Insufficient Storage`, `413` and refusals are typed errors
@@ -137,7 +136,7 @@ public struct WebDAVFolder: ExchangeFolder {
         _ = try await send(.DELETE, path, operation: "remove", accepting: [404])
     }
 
-    /// A log of one segment per writer in the folder at `path` (``WebDAVLog``).
+    /// A log of one segment file per append in the folder at `path`.
     public func log(at path: String) -> any ExchangeFolderLog {
         WebDAVLog(folder: self, path: path)
     }
@@ -190,11 +189,23 @@ public struct WebDAVFolder: ExchangeFolder {
 
     /// `MKCOL`s the root, then each folder down to `path` (`405`: it exists already).
     private func makeFolders(_ path: String) async throws {
+        try await makeFolder("")
         var prefix = ""
-        _ = try await send(HTTPMethod(rawValue: "MKCOL"), "/", operation: "create folder", accepting: [405])
         for segment in path.split(separator: "/") {
             prefix = prefix.isEmpty ? String(segment) : prefix + "/" + segment
-            _ = try await send(HTTPMethod(rawValue: "MKCOL"), prefix + "/", operation: "create folder", accepting: [405])
+            try await makeFolder(prefix)
+        }
+    }
+
+    /// `MKCOL`s one folder. A `403` is taken for "it exists" when the folder is there after
+    /// all: Apache answers so to the loser of two writers making one folder at once.
+    private func makeFolder(_ path: String) async throws {
+        let status = try await send(HTTPMethod(rawValue: "MKCOL"), path + "/", operation: "create folder", accepting: [403, 405]).status
+        guard status == 403 else { return }
+        let found = try await send(HTTPMethod(rawValue: "PROPFIND"), path + "/", operation: "create folder", headers: [("Depth", "0")],
+                                   accepting: [404]).status
+        guard found == 207 else {
+            throw ExchangeError.transport(operation: "create folder", location: target(path + "/"), reason: Self.describe(403))
         }
     }
 

@@ -6,51 +6,47 @@ import LLVSZones
 /// A version log in a WebDAV folder, in the directory log's segment format (SPEC.md,
 /// "Version log"), so a folder synced to disk reads as a directory exchange.
 ///
-/// Each log object writes one segment of its own, `<random>.log`, created on its first
-/// append and replaced, atomically, by a longer copy on each later one: no other writer
-/// touches it, so no lock or `If-Match` is needed and two writers never lose a record.
-/// Appends of one object are serialized. A reader lists the folder once (`PROPFIND`) and
-/// fetches from each segment only the bytes past its cursor (`Range`), so an idle poll
-/// costs one request.
+/// Every append publishes a segment file of its own, `<writer>-<sequence>.log`, created and
+/// never replaced: a file appears whole (`PUT` to a temporary name, then `MOVE` without
+/// overwrite) on every server, where replacing a file is a delete then a rename on Apache's
+/// and rclone's (a reader, or a crash, between the two would see the log lose records).
+/// So two writers never write one file, no lock or `If-Match` is needed, and a reader's
+/// cursor (bytes read per file) stays good forever. A reader lists the folder once
+/// (`PROPFIND`) and fetches only files it has not read to their end, so an idle poll costs
+/// one request.
 final class WebDAVLog: ExchangeFolderLog {
     let folder: WebDAVFolder
     let path: String
-    private let name = DurableFile.uniqueName() + ".log"
-    /// This writer's segment as last published.
-    private let segment = Locked<Data?>(nil)
-    private let appends = SerialGate()
+    private let writer = DurableFile.uniqueName()
+    /// The sequence number of this writer's next file.
+    private let sequence = Locked(0)
 
     init(folder: WebDAVFolder, path: String) {
         self.folder = folder
         self.path = path
     }
 
-    /// Publishes this writer's segment with the records added.
+    /// Publishes one new segment file holding `records`.
     ///
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``. The records stay
-    ///   in this writer's copy all the same and go out with its next append: a failed
-    ///   replace may have gone through with its answer lost, and a segment only ever grows,
-    ///   so that readers' cursors (byte offsets) stay good.
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``; then nothing of
+    ///   these records is logged, unless the file was published and only the answer lost.
     func append(_ records: [Data]) async throws {
         guard !records.isEmpty else { return }
-        await appends.enter()
-        let next = segment.withLock { segment in
-            var next = segment ?? FileVersionLog.segmentHeader
-            next.append(FileVersionLog.encodeRecords(records))
-            segment = next
-            return next
-        }
-        do {
-            try await folder.replace(next, at: "\(path)/\(name)")
-            await appends.leave()
-        } catch {
-            await appends.leave()
-            throw error
+        var bytes = FileVersionLog.segmentHeader
+        bytes.append(FileVersionLog.encodeRecords(records))
+        while true {
+            let number = sequence.withLock { number in
+                defer { number += 1 }
+                return number
+            }
+            let name = "\(writer)-" + String(format: "%08d", number) + ".log"
+            // Taken only if another log object drew the same writer name, which it does not.
+            if try await folder.create(bytes, at: "\(path)/\(name)", durably: true) { return }
         }
     }
 
-    /// The records of every segment past `cursor`: one listing, then a ranged read of each
-    /// segment that grew.
+    /// The records of every segment file past `cursor`: one listing, then a read of each
+    /// file not read to its end.
     ///
     /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a damaged segment,
     ///   ``ExchangeError/transport(operation:location:reason:)``.
@@ -79,26 +75,3 @@ final class WebDAVLog: ExchangeFolderLog {
     }
 }
 
-/// Lets one task at a time through, in arrival order, across suspension points.
-actor SerialGate {
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    /// Waits until no other task is inside.
-    func enter() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    /// Lets the next waiting task in.
-    func leave() {
-        if waiting.isEmpty {
-            busy = false
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
-}

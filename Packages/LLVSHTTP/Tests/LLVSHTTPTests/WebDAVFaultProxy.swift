@@ -1,0 +1,141 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LLVSSupport
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A proxy on loopback in front of a real WebDAV server that passes every request on, and
+/// answers some with faults a test sets: a status instead of the server's (`507`, `423`),
+/// a delay before each request (a slow server), listings whose entries come in reverse
+/// order.
+final class WebDAVFaultProxy: Sendable {
+    /// A status to answer instead of passing a request on.
+    struct StatusFault: Sendable {
+        var method: String
+        var status: Int
+        var remaining: Int
+        var retryAfter: Int?
+    }
+
+    struct Faults: Sendable {
+        var statuses: [StatusFault] = []
+        var delay: Duration = .zero
+        var reversesListings = false
+        /// Requests seen, by method.
+        var counts: [String: Int] = [:]
+    }
+
+    let faults = Locked(Faults())
+    let upstream: URL
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    /// A proxy for `upstream` (a folder URL of a WebDAV server; its scheme and host are
+    /// replaced, the path kept), answering in clear on a free loopback port.
+    init(upstream: URL, client: HTTPClient) async throws {
+        self.upstream = upstream
+        let faults = self.faults
+        let origin = "\(upstream.scheme ?? "http")://\(upstream.host ?? "127.0.0.1"):\(upstream.port ?? 80)"
+        let router = Router()
+        router.add(middleware: Forwarder(origin: origin, client: client, faults: faults))
+        var logger = Logger(label: "webdav-fault-proxy")
+        logger.logLevel = .critical
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+        task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        var bound: Int?
+        for await port in ports {
+            bound = port
+            break
+        }
+        guard let bound else { throw TestFailure("the fault proxy stopped before listening") }
+        port = bound
+    }
+
+    /// The proxy's URL of a folder of the upstream server.
+    func url(of folder: URL) -> URL {
+        var components = URLComponents(url: folder, resolvingAgainstBaseURL: false)!
+        components.scheme = "http"
+        components.host = "127.0.0.1"
+        components.port = port
+        return components.url!
+    }
+
+    /// Answers the next `count` requests of `method` with `status`.
+    func fail(_ method: String, with status: Int, times count: Int, retryAfter: Int? = nil) {
+        faults.withLock { $0.statuses.append(StatusFault(method: method, status: status, remaining: count, retryAfter: retryAfter)) }
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+
+    struct Forwarder: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        let origin: String
+        let client: HTTPClient
+        let faults: Locked<Faults>
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            let method = request.method.rawValue
+            let (fault, delay, reverses) = faults.withLock { faults -> (StatusFault?, Duration, Bool) in
+                faults.counts[method, default: 0] += 1
+                var found: StatusFault?
+                if let index = faults.statuses.firstIndex(where: { $0.method == method && $0.remaining > 0 }) {
+                    faults.statuses[index].remaining -= 1
+                    found = faults.statuses[index]
+                }
+                return (found, faults.delay, faults.reversesListings)
+            }
+            if delay > .zero { try await Task.sleep(for: delay) }
+            let body = try await request.body.collect(upTo: 1 << 28)
+            if let fault {
+                var headers = HTTPFields()
+                if let seconds = fault.retryAfter { headers[.retryAfter] = "\(seconds)" }
+                return Response(status: .init(code: fault.status), headers: headers)
+            }
+            var forwarded = HTTPClientRequest(url: origin + request.uri.description)
+            forwarded.method = HTTPMethod(rawValue: method)
+            for field in request.headers where field.name.canonicalName != "host" {
+                var value = field.value
+                if field.name.canonicalName == "destination", let path = URLComponents(string: value)?.percentEncodedPath {
+                    value = origin + path
+                }
+                forwarded.headers.add(name: field.name.rawName, value: value)
+            }
+            if body.readableBytes > 0 { forwarded.body = .bytes(body) }
+            let answer = try await client.execute(forwarded, timeout: .seconds(60))
+            var data = try await answer.body.collect(upTo: 1 << 28)
+            if reverses, method == "PROPFIND", answer.status.code == 207 {
+                data = ByteBuffer(string: Self.reversingResponses(String(buffer: data)))
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = answer.headers.first(name: "Content-Type")
+            headers[.eTag] = answer.headers.first(name: "ETag")
+            headers[.contentRange] = answer.headers.first(name: "Content-Range")
+            headers[.lastModified] = answer.headers.first(name: "Last-Modified")
+            headers[.retryAfter] = answer.headers.first(name: "Retry-After")
+            return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: .init(byteBuffer: data))
+        }
+
+        /// The multistatus document with its `response` elements in reverse order.
+        static func reversingResponses(_ text: String) -> String {
+            guard let expression = try? NSRegularExpression(pattern: "<([A-Za-z0-9]+:)?response[ >][\\s\\S]*?</([A-Za-z0-9]+:)?response>") else {
+                return text
+            }
+            let matches = expression.matches(in: text, range: NSRange(text.startIndex..., in: text))
+            guard matches.count > 1, let first = Range(matches[0].range, in: text), let last = Range(matches[matches.count - 1].range, in: text) else {
+                return text
+            }
+            let responses = matches.compactMap { Range($0.range, in: text).map { String(text[$0]) } }
+            return String(text[..<first.lowerBound]) + responses.reversed().joined(separator: "\n") + String(text[last.upperBound...])
+        }
+    }
+}
