@@ -131,6 +131,10 @@ struct WebDAVFaultTests {
         let head = try #require(sender.heads.first)
         #expect(try receiver.texts(at: head) == sender.texts(at: head))
         await server.kill()
+        // The folder on rclone's disk reads as a shared directory: the same formats.
+        let local = try Client("killed-local")
+        try await FileSystemExchange(rootDirectoryURL: directory.url.appendingPathComponent("folder"), store: local.store).retrieve()
+        #expect(local.versionIds == sender.versionIds)
     }
 }
 
