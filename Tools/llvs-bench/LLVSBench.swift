@@ -95,6 +95,7 @@ struct Workload {
             },
             Workload(id: "W6", backends: ["file", "sqlite", "memory"], run: ExchangeWorkloads.w6),
             Workload(id: "W6E", backends: ["file", "sqlite", "memory"], run: EncryptedExchangeWorkloads.w6e),
+            Workload(id: "W6W", backends: ["file", "sqlite", "memory"], run: WebDAVWorkloads.w6w),
             Workload(id: "W7", backends: ["file", "sqlite", "memory"], run: DepthWorkloads.w7),
             Workload(id: "W8", backends: ["file", "sqlite", "memory"], run: LargeVersionWorkloads.w8),
             Workload(id: "W9", backends: ["file", "sqlite", "memory"], run: HTTPWorkloads.w9),

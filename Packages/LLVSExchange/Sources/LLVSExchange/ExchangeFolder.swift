@@ -51,6 +51,16 @@ public protocol ExchangeFolder: Sendable {
     /// The version log in the folder at `path`: segments of records (SPEC.md, "Version
     /// log"), of which the returned log appends only to one of its own.
     func log(at path: String) -> any ExchangeFolderLog
+
+    /// The folders where this storage keeps temporary files (`.tmp-*`), when they are in
+    /// fixed places, so that removing stale ones lists only these; nil (the default) when
+    /// they are beside the files they become, in any folder.
+    var temporaryFileFolders: [String]? { get }
+}
+
+extension ExchangeFolder {
+    /// Nil: temporary files are beside the files they become.
+    public var temporaryFileFolders: [String]? { nil }
 }
 
 /// One entry of an ``ExchangeFolder`` listing.

@@ -8,7 +8,8 @@ extension FolderExchange {
 
     /// Removes the temporary files (`.tmp-*`) that senders stopped midway left in the
     /// folder, in every folder where senders write (the root, `log/`, each shard of
-    /// `batches/`, `versions/` and `changes/`, `snapshots/` and each snapshot's folder), when their
+    /// `batches/`, `versions/` and `changes/`, `snapshots/` and each snapshot's folder; only
+    /// the ``ExchangeFolder/temporaryFileFolders`` of a storage that names them), when their
     /// last modification is at least `age` seconds before `now`. A temporary file is never
     /// part of the exchange (readers look only at published names), and a live sender's is
     /// a few seconds old, so this never touches a concurrent sender's work. Files that
@@ -45,6 +46,7 @@ extension FolderExchange {
 
     /// The folders where senders create temporary files.
     private func temporaryFileFolders() async -> [String] {
+        if let fixed = folder.temporaryFileFolders { return fixed }
         var folders = ["", Self.logFolder, Self.snapshotsFolder]
         for parent in ["batches", "versions", "changes", Self.snapshotsFolder] {
             let entries = (try? await folder.list(parent)) ?? []

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LLVSExchange
 import LLVSHTTPExchange
+import LLVSSupport
 import LLVSZones
 import NIOCore
 import NIOHTTP1
@@ -10,10 +11,12 @@ import NIOHTTP1
 /// An ``ExchangeFolder`` on a WebDAV server (RFC 4918): Nextcloud, ownCloud, Apache httpd
 /// with mod_dav, nginx, rclone, a NAS.
 ///
-/// - Files are published atomically: a `PUT` to a temporary name (`.tmp-…`) in the
-///   target's folder, then a `MOVE` onto the name, with `Overwrite: F` where the file must
-///   not exist yet (a `412` then means another writer published it first).
-/// - Folders are made with `MKCOL` when a `PUT` answers `409 Conflict` (a parent is missing).
+/// - Files are published atomically: a `PUT` to a temporary name (`.tmp-…`) in the root,
+///   then a `MOVE` onto the name, with `Overwrite: F` where the file must not exist yet (a
+///   `412` then means another writer published it first).
+/// - Folders are made with `MKCOL` when a `MOVE` answers that its destination's folder is
+///   missing (`409 Conflict`; rclone answers `403`, Apache `500`), then the `MOVE` is sent
+///   again.
 /// - Listings are one `PROPFIND` with `Depth: 1`.
 /// - The log is a segment file per append (``WebDAVLog``), created and never replaced, so
 ///   two writers never write one file and no lock is needed; an idle poll is one
@@ -32,6 +35,11 @@ public struct WebDAVFolder: ExchangeFolder {
     let client: HTTPClient
     let logger: Logger
     let base: String
+    private let requests = Locked(0)
+
+    /// How many requests this folder (and every copy of it) has sent, retries included: what
+    /// a transfer costs on a server that bills or limits requests.
+    public var requestCount: Int { requests.withLock { $0 } }
     let basePath: String
 
     /// Statuses worth retrying: those of ``HTTPRetryPolicy/isTransient(status:)`` and `423 Locked`.
@@ -144,34 +152,50 @@ public struct WebDAVFolder: ExchangeFolder {
     // MARK: Publishing
 
     private func publish(_ data: Data, at path: String, overwrite: Bool) async throws -> Bool {
-        let parent = Self.parent(of: path)
-        let temporary = (parent.isEmpty ? "" : parent + "/") + ".tmp-" + DurableFile.uniqueName()
-        try await put(data, at: temporary, folder: parent)
-        let response: Response
+        // Temporary files stay in the root, so that one listing finds those a stopped sender left.
+        let temporary = ".tmp-" + DurableFile.uniqueName()
+        try await put(data, at: temporary, folder: "")
         do {
-            response = try await send(HTTPMethod(rawValue: "MOVE"), temporary, operation: "publish",
-                                      headers: [("Destination", target(path)), ("Overwrite", overwrite ? "T" : "F")],
-                                      accepting: [404, 412])
+            var status = try await move(temporary, to: path, overwrite: overwrite, accepting: Self.missingFolderStatuses)
+            if Self.missingFolderStatuses.contains(status) {
+                // The destination's folder may be missing: servers answer 409 (RFC 4918),
+                // 403 (rclone) or 500 (Apache). Make it, then move again, retrying as usual.
+                try await makeFolders(Self.parent(of: path))
+                status = try await move(temporary, to: path, overwrite: overwrite, accepting: [])
+            }
+            switch status {
+            case 412:
+                try? await remove(temporary)
+                return false
+            case 404:
+                // The temporary file is gone: an earlier attempt of this MOVE went through and
+                // its answer was lost. The file is ours if it holds our bytes.
+                guard try await read(path) == data else {
+                    throw ExchangeError.transport(operation: "publish", location: target(path),
+                                                  reason: "the uploaded temporary file \(temporary) vanished before it was moved into place")
+                }
+                return true
+            default:
+                return true
+            }
         } catch {
             try? await remove(temporary)
             throw error
         }
-        switch response.status {
-        case 412:
-            try? await remove(temporary)
-            return false
-        case 404:
-            // The temporary file is gone: an earlier attempt of this MOVE went through and
-            // its answer was lost. The file is ours if it holds our bytes.
-            guard try await read(path) == data else {
-                throw ExchangeError.transport(operation: "publish", location: target(path),
-                                              reason: "the uploaded temporary file \(temporary) vanished before it was moved into place")
-            }
-            return true
-        default:
-            return true
-        }
     }
+
+    /// What servers answer a `MOVE` into a folder that does not exist.
+    static let missingFolderStatuses: Set<Int> = [403, 409, 500]
+
+    /// `MOVE`s `source` onto `path`; the status, 2xx, 404, 412 or one of `accepting`.
+    private func move(_ source: String, to path: String, overwrite: Bool, accepting: Set<Int>) async throws -> Int {
+        try await send(HTTPMethod(rawValue: "MOVE"), source, operation: "publish",
+                       headers: [("Destination", target(path)), ("Overwrite", overwrite ? "T" : "F")],
+                       accepting: accepting.union([404, 412])).status
+    }
+
+    /// The root: where this folder's temporary files are.
+    public var temporaryFileFolders: [String]? { [""] }
 
     /// `PUT`s `data`, making the folders on the way when the server answers that one is
     /// missing (`409 Conflict`, as RFC 4918 says; rclone answers `404`).
@@ -251,6 +275,7 @@ public struct WebDAVFolder: ExchangeFolder {
             }
             var request = HTTPClientRequest(url: url)
             request.method = method
+            requests.withLock { $0 += 1 }
             if let authorization { request.headers.add(name: "Authorization", value: authorization.headerValue) }
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             if let body {
