@@ -95,4 +95,22 @@ public protocol ExchangeFolderLog: Sendable {
     /// - Throws: ``ExchangeError/malformedData(location:reason:)`` for a damaged segment,
     ///   ``ExchangeError/transport(operation:location:reason:)`` when one cannot be read.
     func records(after cursor: VersionLogCursor) async throws -> (records: [Data], cursor: VersionLogCursor)
+
+    /// A short token that changes when the log gains records, read more cheaply than the
+    /// records (one small request where the storage is remote), so that an idle poll costs
+    /// little; nil (the default) when the log has no such token, and polls read the records.
+    ///
+    /// A token is a hint: a poll that sees the same token may skip reading the records, so
+    /// ``FolderExchange/newVersionsAvailable`` still reads them now and then, for writers
+    /// that do not keep the token (a stopped sender, a peer writing the folder as a synced
+    /// directory).
+    ///
+    /// - Parameter previous: The token the caller holds (it may be sent as `If-None-Match`).
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    func changeToken(ifDifferentFrom previous: String?) async throws -> String?
+}
+
+extension ExchangeFolderLog {
+    /// Nil: the log keeps no change token.
+    public func changeToken(ifDifferentFrom previous: String?) async throws -> String? { nil }
 }

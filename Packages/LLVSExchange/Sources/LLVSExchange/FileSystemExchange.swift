@@ -22,6 +22,8 @@ public final class FileSystemExchange: FolderBackedExchange {
     public let folderExchange: FolderExchange
     /// How often ``newVersionsAvailable`` looks at the directory.
     public var pollingInterval: Duration { folderExchange.pollingInterval }
+    /// The longest wait between looks at an idle directory.
+    public var maximumPollingInterval: Duration { folderExchange.maximumPollingInterval }
     /// The format the directory gets if this exchange creates it (an existing directory
     /// keeps its own).
     public var newDirectoryFormat: DirectoryFormat { folderExchange.newDirectoryFormat }
@@ -36,15 +38,19 @@ public final class FileSystemExchange: FolderBackedExchange {
     ///
     /// - Parameters:
     ///   - pollingInterval: How often ``newVersionsAvailable`` checks the directory.
+    ///   - maximumPollingInterval: With it, the wait between checks of an idle directory
+    ///     doubles from `pollingInterval` up to it (``PollingBackoff``); nil, the default:
+    ///     every check `pollingInterval` apart (a local check is cheap).
     ///   - maximumBatchByteCount: The most bytes of value data per batch (5 MB by default).
     ///   - newDirectoryFormat: The layout of the directory if this exchange creates it:
     ///     ``DirectoryFormat/batches`` (the default), or ``DirectoryFormat/versionFiles``
     ///     when peers running an LLVS from before format 2 must read it too.
-    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumBatchByteCount: Int = 5_000_000,
-                newDirectoryFormat: DirectoryFormat = .batches) {
+    public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumPollingInterval: Duration? = nil,
+                maximumBatchByteCount: Int = 5_000_000, newDirectoryFormat: DirectoryFormat = .batches) {
         let folder = LocalExchangeFolder(rootDirectoryURL: rootDirectoryURL)
         self.rootDirectoryURL = folder.rootDirectoryURL
         self.folderExchange = FolderExchange(folder: folder, store: store, pollingInterval: pollingInterval,
+                                             maximumPollingInterval: maximumPollingInterval,
                                              maximumBatchByteCount: maximumBatchByteCount, newDirectoryFormat: newDirectoryFormat)
     }
 }

@@ -48,8 +48,10 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
     public let folder: any ExchangeFolder
     /// The local store.
     public let store: Store
-    /// How often ``newVersionsAvailable`` looks at the log.
+    /// How soon ``newVersionsAvailable`` looks at the log again after a change.
     public let pollingInterval: Duration
+    /// The longest ``newVersionsAvailable`` waits between looks at an idle log.
+    public let maximumPollingInterval: Duration
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
     /// The format the folder gets if this exchange creates it (an existing folder keeps its own).
@@ -83,14 +85,19 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
     /// Creates an exchange between `store` and `folder` (its marker created on first use).
     ///
     /// - Parameters:
-    ///   - pollingInterval: How often ``newVersionsAvailable`` checks the log.
+    ///   - pollingInterval: How soon ``newVersionsAvailable`` checks the log again after it
+    ///     changed.
+    ///   - maximumPollingInterval: The longest wait between checks of an idle log; the wait
+    ///     doubles from `pollingInterval` up to it (nil: no backoff, every check
+    ///     `pollingInterval` apart).
     ///   - maximumBatchByteCount: The most bytes of value data per batch (5 MB by default).
     ///   - newDirectoryFormat: The layout of the folder if this exchange creates it.
-    public init(folder: any ExchangeFolder, store: Store, pollingInterval: Duration = .seconds(1), maximumBatchByteCount: Int = 5_000_000,
-                newDirectoryFormat: DirectoryFormat = .batches) {
+    public init(folder: any ExchangeFolder, store: Store, pollingInterval: Duration = .seconds(1), maximumPollingInterval: Duration? = nil,
+                maximumBatchByteCount: Int = 5_000_000, newDirectoryFormat: DirectoryFormat = .batches) {
         self.folder = folder
         self.store = store
         self.pollingInterval = pollingInterval
+        self.maximumPollingInterval = max(maximumPollingInterval ?? pollingInterval, pollingInterval)
         self.maximumBatchByteCount = maximumBatchByteCount
         self.newDirectoryFormat = newDirectoryFormat
         self.log = folder.log(at: Self.logFolder)
@@ -240,30 +247,52 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
         }
     }
 
-    /// A stream that checks the log every ``pollingInterval`` and yields when it lists a
-    /// version the store lacks. An idle check reads only what the log gained (a folder
-    /// listing where the storage is remote). It ends when the consumer stops iterating or
-    /// the exchange is released.
+    /// A stream that checks the log and yields when it lists a version the store lacks.
+    ///
+    /// Checks are ``pollingInterval`` apart after one that found the log changed, and twice
+    /// further apart after each idle one, up to ``maximumPollingInterval``
+    /// (``PollingBackoff``). Where the log keeps a change token
+    /// (``ExchangeFolderLog/changeToken(ifDifferentFrom:)``, one small request on WebDAV),
+    /// an idle check reads only the token, and the records when it changed or after
+    /// ``pollsBetweenLogReads`` idle checks; elsewhere it reads what the log gained. It ends
+    /// when the consumer stops iterating or the exchange is released.
     public var newVersionsAvailable: AsyncStream<Void> {
-        let interval = pollingInterval
+        let (minimum, maximum) = (pollingInterval, maximumPollingInterval)
         return AsyncStream { [weak self] continuation in
             let task = Task { [weak self] in
+                var backoff = PollingBackoff(minimumInterval: minimum, maximumInterval: maximum)
                 var cursor: ExchangeCursor?
+                var token: String?
+                var checksWithoutRead = 0
                 while !Task.isCancelled {
                     guard let exchange = self else { break }
-                    if let page = try? await exchange.retrieveVersionIdentifiers(after: cursor) {
-                        cursor = page.cursor
-                        if !exchange.store.historyIncludesVersions(identifiedBy: page.versionIds) {
-                            continuation.yield()
+                    let newToken = try? await exchange.log.changeToken(ifDifferentFrom: token)
+                    var changed = newToken != token
+                    if cursor == nil || newToken == nil || changed || checksWithoutRead >= Self.pollsBetweenLogReads {
+                        checksWithoutRead = 0
+                        if let page = try? await exchange.retrieveVersionIdentifiers(after: cursor) {
+                            cursor = page.cursor
+                            token = newToken
+                            changed = changed || !page.versionIds.isEmpty
+                            if !exchange.store.historyIncludesVersions(identifiedBy: page.versionIds) {
+                                continuation.yield()
+                            }
                         }
+                    } else {
+                        checksWithoutRead += 1
                     }
-                    try? await Task.sleep(for: interval)
+                    let delay = backoff.next(afterChange: changed)
+                    try? await Task.sleep(for: delay)
                 }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+
+    /// How many idle checks of a change token ``newVersionsAvailable`` makes before it reads
+    /// the log anyway.
+    public static let pollsBetweenLogReads = 10
 
     // MARK: Files
 

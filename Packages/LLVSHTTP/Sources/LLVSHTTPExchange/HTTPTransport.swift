@@ -12,11 +12,10 @@ import NIOHTTP1
 struct HTTPTransport: Sendable {
     let storeURL: String
     let accessToken: String?
-    let client: HTTPClient
-    let retryPolicy: HTTPRetryPolicy
-    let logger: Logger
-    /// The largest response body read (a snapshot chunk or a batch of changes is far smaller).
-    let maximumResponseByteCount = 1 << 30
+    let sender: RetryingRequestSender
+    var client: HTTPClient { sender.client }
+    var retryPolicy: HTTPRetryPolicy { sender.retryPolicy }
+    var logger: Logger { sender.logger }
 
     init(storeURL: URL, accessToken: String?, client: HTTPClient, retryPolicy: HTTPRetryPolicy, logger: Logger) throws {
         guard let scheme = storeURL.scheme?.lowercased(), scheme == "http" || scheme == "https", storeURL.host != nil else {
@@ -26,9 +25,7 @@ struct HTTPTransport: Sendable {
         while text.hasSuffix("/") { text.removeLast() }
         self.storeURL = text
         self.accessToken = accessToken
-        self.client = client
-        self.retryPolicy = retryPolicy
-        self.logger = logger
+        self.sender = RetryingRequestSender(client: client, retryPolicy: retryPolicy, logger: logger)
     }
 
     /// The URL of a store-relative path with a query.
@@ -47,53 +44,29 @@ struct HTTPTransport: Sendable {
               contentType: String = "application/json", headers: [(String, String)] = [], timeout: Duration? = nil,
               notFoundIsNil: Bool = false) async throws -> Data? {
         let target = url(path, query: query)
-        var lastFailure = ""
-        var retryAfter: Duration?
-        for attempt in 1...retryPolicy.maximumAttempts {
-            try Task.checkCancellation()
-            if attempt > 1 {
-                let delay = retryPolicy.delay(beforeRetry: attempt - 1, retryAfter: retryAfter)
-                logger.debug("retrying", metadata: ["url": "\(target)", "attempt": "\(attempt)", "delay": "\(delay)", "after": "\(lastFailure)"])
-                try await Task.sleep(for: delay)
-            }
-            var request = HTTPClientRequest(url: target)
-            request.method = method
-            if let accessToken { request.headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
-            if let body {
-                request.headers.add(name: "Content-Type", value: contentType)
-                request.body = .bytes(ByteBuffer(bytes: body))
-            }
-            let status: Int
-            let data: Data
-            do {
-                let response = try await client.execute(request, timeout: Self.timeAmount(timeout ?? retryPolicy.requestTimeout), logger: logger)
-                status = Int(response.status.code)
-                retryAfter = response.headers.first(name: "Retry-After").flatMap { HTTPRetryPolicy.retryAfter($0) }
-                data = Data(try await response.body.collect(upTo: maximumResponseByteCount).readableBytesView)
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                lastFailure = "\(error)"
-                retryAfter = nil
-                continue
-            }
-            switch status {
+        var fields = headers
+        if let accessToken { fields.insert(("Authorization", "Bearer \(accessToken)"), at: 0) }
+        if body != nil { fields.append(("Content-Type", contentType)) }
+        let outcome = try await sender.send(method, url: target, headers: fields, body: body, timeout: timeout,
+                                            isTransient: HTTPRetryPolicy.isTransient(status:),
+                                            describe: { "status \($0.status)" + (Self.errorBody($0.body).map { ": \($0.message)" } ?? "") })
+        switch outcome {
+        case .gaveUp(let lastFailure):
+            throw HTTPExchangeError.unavailable(url: target, attempts: retryPolicy.maximumAttempts, reason: lastFailure)
+        case .answered(let answer):
+            switch answer.status {
             case 200..<300:
-                return data
+                return answer.body
             case 404 where notFoundIsNil:
                 return nil
             case 401:
                 throw HTTPExchangeError.unauthorized(url: target)
-            case _ where HTTPRetryPolicy.isTransient(status: status):
-                lastFailure = "status \(status)" + (Self.errorBody(data).map { ": \($0.message)" } ?? "")
             default:
-                let error = Self.errorBody(data)
-                throw HTTPExchangeError.rejected(url: target, status: status, code: error?.error ?? "unknown",
-                                                 message: error?.message ?? String(decoding: data.prefix(500), as: UTF8.self))
+                let error = Self.errorBody(answer.body)
+                throw HTTPExchangeError.rejected(url: target, status: answer.status, code: error?.error ?? "unknown",
+                                                 message: error?.message ?? String(decoding: answer.body.prefix(500), as: UTF8.self))
             }
         }
-        throw HTTPExchangeError.unavailable(url: target, attempts: retryPolicy.maximumAttempts, reason: lastFailure)
     }
 
     /// Sends a request and decodes its JSON answer.
@@ -114,10 +87,5 @@ struct HTTPTransport: Sendable {
 
     private static func errorBody(_ data: Data) -> SyncErrorBody? {
         try? JSONDecoder().decode(SyncErrorBody.self, from: data)
-    }
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

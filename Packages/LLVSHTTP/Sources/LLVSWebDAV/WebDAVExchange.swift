@@ -19,8 +19,11 @@ import LLVSStore
 /// ```
 ///
 /// A send of 1,000 versions is one batch file (two requests: `PUT`, `MOVE`), a log file
-/// (two more), and one listing of the log; see ``WebDAVFolder`` for the requests, retries
-/// and errors.
+/// (two more), the log's change token (one `PUT`), and one listing of the log. Watching
+/// for new versions (``newVersionsAvailable``, which `StoreCoordinator` uses) polls every
+/// 5 seconds after a change, backing off to once a minute while the folder is idle, and an
+/// idle poll is one conditional `GET` answered `304` with no body. See ``WebDAVFolder``
+/// for the requests, retries and errors.
 public final class WebDAVExchange: FolderBackedExchange {
     /// The layouts of an exchange folder.
     public typealias DirectoryFormat = FolderExchange.DirectoryFormat
@@ -39,17 +42,21 @@ public final class WebDAVExchange: FolderBackedExchange {
     ///     private CA: ``HTTPExchange/makeHTTPClient(trustingCertificatesIn:)``).
     ///   - retryPolicy: How transient failures (`423`, `503` with `Retry-After`, a lost
     ///     connection) are retried.
-    ///   - pollingInterval: How often ``newVersionsAvailable`` lists the log.
+    ///   - pollingInterval: How soon ``newVersionsAvailable`` polls again after the log
+    ///     changed (an idle poll is one small conditional `GET`).
+    ///   - maximumPollingInterval: The longest wait between polls of an idle folder: the wait
+    ///     doubles from `pollingInterval` up to it (``PollingBackoff``).
     ///   - maximumBatchByteCount: The most bytes of value data per batch file (5 MB by
     ///     default); lower it below a server's upload limit.
     ///   - newDirectoryFormat: The layout of the folder if this exchange creates it.
     /// - Throws: ``WebDAVError/invalidURL(_:)``.
     public init(url: URL, store: Store, authorization: WebDAVAuthorization? = nil, httpClient: HTTPClient = HTTPExchange.defaultHTTPClient,
                 retryPolicy: HTTPRetryPolicy = HTTPRetryPolicy(), pollingInterval: Duration = .seconds(5),
-                maximumBatchByteCount: Int = 5_000_000, newDirectoryFormat: DirectoryFormat = .batches,
+                maximumPollingInterval: Duration = .seconds(60), maximumBatchByteCount: Int = 5_000_000, newDirectoryFormat: DirectoryFormat = .batches,
                 logger: Logger = Logger(label: "llvs.webdav")) throws {
         folder = try WebDAVFolder(url: url, authorization: authorization, httpClient: httpClient, retryPolicy: retryPolicy, logger: logger)
         folderExchange = FolderExchange(folder: folder, store: store, pollingInterval: pollingInterval,
+                                        maximumPollingInterval: maximumPollingInterval,
                                         maximumBatchByteCount: maximumBatchByteCount, newDirectoryFormat: newDirectoryFormat)
     }
 }

@@ -18,9 +18,10 @@ import NIOHTTP1
 ///   missing (`409 Conflict`; rclone answers `403`, Apache `500`), then the `MOVE` is sent
 ///   again.
 /// - Listings are one `PROPFIND` with `Depth: 1`.
-/// - The log is a segment file per append (``WebDAVLog``), created and never replaced, so
-///   two writers never write one file and no lock is needed; an idle poll is one
-///   `PROPFIND` of `log/`.
+/// - The log is a segment file per append (`WebDAVLog`), created and never replaced, so
+///   two writers never write one file and no lock is needed. Each append also rewrites a
+///   small file, `log/last-append`; an idle poll is one `GET` of it with `If-None-Match`,
+///   answered `304` with no body.
 /// - Requests that fail transiently (no connection, a timeout, `408`, `423 Locked`, `429`,
 ///   `5xx` but `507`) are retried with backoff, waiting at least what `Retry-After` asks
 ///   (``HTTPRetryPolicy``). `507 Insufficient Storage`, `413` and refusals are typed errors
@@ -31,9 +32,9 @@ public struct WebDAVFolder: ExchangeFolder {
     /// How requests authenticate (nil: they do not).
     public let authorization: WebDAVAuthorization?
     /// How transient failures are retried.
-    public let retryPolicy: HTTPRetryPolicy
-    let client: HTTPClient
-    let logger: Logger
+    public var retryPolicy: HTTPRetryPolicy { sender.retryPolicy }
+    let sender: RetryingRequestSender
+    var logger: Logger { sender.logger }
     let base: String
     private let requests = Locked(0)
 
@@ -69,9 +70,7 @@ public struct WebDAVFolder: ExchangeFolder {
         self.base = text
         self.basePath = components.path
         self.authorization = authorization
-        self.client = httpClient
-        self.retryPolicy = retryPolicy
-        self.logger = logger
+        self.sender = RetryingRequestSender(client: httpClient, retryPolicy: retryPolicy, logger: logger)
     }
 
     // MARK: ExchangeFolder
@@ -199,7 +198,7 @@ public struct WebDAVFolder: ExchangeFolder {
 
     /// `PUT`s `data`, making the folders on the way when the server answers that one is
     /// missing (`409 Conflict`, as RFC 4918 says; rclone answers `404`).
-    private func put(_ data: Data, at path: String, folder: String) async throws {
+    func put(_ data: Data, at path: String, folder: String) async throws {
         let attempt = { try await send(.PUT, path, operation: "write", headers: [("Content-Type", "application/octet-stream")],
                                        body: data, accepting: [404, 409]) }
         let status = try await attempt().status
@@ -240,11 +239,7 @@ public struct WebDAVFolder: ExchangeFolder {
 
     // MARK: Requests
 
-    struct Response {
-        var status: Int
-        var body: Data
-        var headers: HTTPHeaders
-    }
+    typealias Response = RetryingRequestSender.Answer
 
     /// The URL of a folder-relative path, each segment percent-encoded.
     func target(_ path: String) -> String {
@@ -264,50 +259,21 @@ public struct WebDAVFolder: ExchangeFolder {
     func send(_ method: HTTPMethod, _ path: String, operation: String, headers: [(String, String)] = [], body: Data? = nil,
               accepting: Set<Int> = []) async throws -> Response {
         let url = target(path)
-        var lastFailure = ""
-        var retryAfter: Duration?
-        for attempt in 1...retryPolicy.maximumAttempts {
-            try Task.checkCancellation()
-            if attempt > 1 {
-                let delay = retryPolicy.delay(beforeRetry: attempt - 1, retryAfter: retryAfter)
-                logger.debug("retrying", metadata: ["url": "\(url)", "attempt": "\(attempt)", "delay": "\(delay)", "after": "\(lastFailure)"])
-                try await Task.sleep(for: delay)
+        var fields = headers
+        if let authorization { fields.insert(("Authorization", authorization.headerValue), at: 0) }
+        let outcome = try await sender.send(method, url: url, headers: fields, body: body, isTransient: { !accepting.contains($0) && Self.isTransient($0) },
+                                            describe: { Self.describe($0.status) }, counting: { requests.withLock { $0 += 1 } })
+        switch outcome {
+        case .gaveUp(let lastFailure):
+            throw ExchangeError.transport(operation: operation, location: url,
+                                          reason: "the server did not answer after \(retryPolicy.maximumAttempts) attempts (last: \(lastFailure))")
+        case .answered(let answer):
+            guard (200..<300).contains(answer.status) || accepting.contains(answer.status) else {
+                throw ExchangeError.transport(operation: operation, location: url, reason: Self.describe(answer.status))
             }
-            var request = HTTPClientRequest(url: url)
-            request.method = method
-            requests.withLock { $0 += 1 }
-            if let authorization { request.headers.add(name: "Authorization", value: authorization.headerValue) }
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
-            if let body {
-                request.body = .bytes(ByteBuffer(bytes: body))
-            }
-            let response: Response
-            do {
-                let answer = try await client.execute(request, timeout: Self.timeAmount(retryPolicy.requestTimeout), logger: logger)
-                let status = Int(answer.status.code)
-                retryAfter = answer.headers.first(name: "Retry-After").flatMap { HTTPRetryPolicy.retryAfter($0) }
-                let data = Data(try await answer.body.collect(upTo: Self.maximumResponseByteCount).readableBytesView)
-                response = Response(status: status, body: data, headers: answer.headers)
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                lastFailure = "\(error)"
-                retryAfter = nil
-                continue
-            }
-            if (200..<300).contains(response.status) || accepting.contains(response.status) { return response }
-            if Self.isTransient(response.status) {
-                lastFailure = Self.describe(response.status)
-                continue
-            }
-            throw ExchangeError.transport(operation: operation, location: url, reason: Self.describe(response.status))
+            return answer
         }
-        throw ExchangeError.transport(operation: operation, location: url,
-                                      reason: "the server did not answer after \(retryPolicy.maximumAttempts) attempts (last: \(lastFailure))")
     }
-
-    /// The largest answer read (a batch file is at most a few times ``Exchange/maximumBatchByteCount``).
-    static let maximumResponseByteCount = 1 << 30
 
     /// A status with what it means for a WebDAV exchange.
     static func describe(_ status: Int) -> String {
@@ -323,11 +289,6 @@ public struct WebDAVFolder: ExchangeFolder {
         case 507: "507 Insufficient Storage: the account or disk is full"
         default: "status \(status)"
         }
-    }
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

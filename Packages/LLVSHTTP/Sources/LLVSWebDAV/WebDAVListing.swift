@@ -44,29 +44,37 @@ enum WebDAVListing {
 
     /// The entries of the folder whose path (as the server writes it in `href`s) ends in
     /// `folderPath`: every response but the folder's own, named by the last segment of its
-    /// percent-decoded `href`.
+    /// `href`, percent-decoded. A response whose name is not a plain file name (`.`, `..`,
+    /// empty, holding `/` or NUL once decoded, or not UTF-8) is left out: such a name could
+    /// only address some other file.
     static func entries(_ responses: [Response], folderPath: String) -> [ExchangeFolderEntry] {
-        let folder = trimmed(folderPath)
+        let folder = folderPath.split(separator: "/").map(String.init)
         return responses.compactMap { response in
-            let path = trimmed(hrefPath(response.href))
-            guard path != folder, let name = path.split(separator: "/").last.map(String.init), !name.isEmpty else { return nil }
+            guard let segments = hrefSegments(response.href), segments != folder, let name = segments.last, isPlainName(name) else {
+                return nil
+            }
             return ExchangeFolderEntry(name: name, isFolder: response.isCollection, byteCount: response.byteCount, modified: response.modified)
         }
     }
 
-    /// The percent-decoded path of an `href`, which may be a path or a whole URL.
-    static func hrefPath(_ href: String) -> String {
+    /// The percent-decoded segments of an `href`'s path (it may be a path or a whole URL);
+    /// nil when one does not decode to UTF-8.
+    static func hrefSegments(_ href: String) -> [String]? {
         var path = href
-        if let components = URLComponents(string: href), components.host != nil {
+        if let components = URLComponents(string: href) {
             path = components.percentEncodedPath
         }
-        return path.removingPercentEncoding ?? path
+        var segments: [String] = []
+        for segment in path.split(separator: "/") {
+            guard let decoded = segment.removingPercentEncoding else { return nil }
+            segments.append(decoded)
+        }
+        return segments
     }
 
-    private static func trimmed(_ path: String) -> String {
-        var text = path
-        while text.hasSuffix("/") { text.removeLast() }
-        return text
+    /// Whether `name` names a file in its folder and nothing else.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
     }
 
     /// Parses an RFC 1123 date as `getlastmodified` carries it.
@@ -80,6 +88,7 @@ enum WebDAVListing {
 
     private final class Delegate: NSObject, XMLParserDelegate {
         var responses: [Response] = []
+        /// Whether the `multistatus` element was closed: a cut answer is refused, not half read.
         var sawMultistatus = false
         private var current: Response?
         private var text = ""
@@ -91,7 +100,6 @@ enum WebDAVListing {
             text = ""
             guard namespaceURI == "DAV:" else { return }
             switch elementName {
-            case "multistatus": sawMultistatus = true
             case "response": current = Response(href: "")
             case "propstat": propstat = (true, false, nil, nil)
             case "collection": propstat?.collection = true
@@ -107,6 +115,7 @@ enum WebDAVListing {
             guard namespaceURI == "DAV:" else { return }
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch elementName {
+            case "multistatus": sawMultistatus = true
             case "href" where current != nil && current?.href.isEmpty == true: current?.href = value
             case "getcontentlength": propstat?.byteCount = Int(value)
             case "getlastmodified": propstat?.modified = WebDAVListing.date(value)

@@ -2,6 +2,7 @@ import Foundation
 import LLVSExchange
 import LLVSSupport
 import LLVSZones
+import NIOHTTP1
 
 /// A version log in a WebDAV folder, in the directory log's segment format (SPEC.md,
 /// "Version log"), so a folder synced to disk reads as a directory exchange.
@@ -12,8 +13,13 @@ import LLVSZones
 /// and rclone's (a reader, or a crash, between the two would see the log lose records).
 /// So two writers never write one file, no lock or `If-Match` is needed, and a reader's
 /// cursor (bytes read per file) stays good forever. A reader lists the folder once
-/// (`PROPFIND`) and fetches only files it has not read to their end, so an idle poll costs
-/// one request.
+/// (`PROPFIND`) and fetches only files it has not read to their end.
+///
+/// After each append the writer rewrites a small file, `last-append`, with new random
+/// bytes: its change token. A poll `GET`s it with `If-None-Match` (the server answers `304`
+/// with no body while nothing changed), so an idle poll is one small request however long
+/// the log grows. The token is a hint, written after the segment: a reader that sees it
+/// change finds the segment listed.
 final class WebDAVLog: ExchangeFolderLog {
     let folder: WebDAVFolder
     let path: String
@@ -41,9 +47,39 @@ final class WebDAVLog: ExchangeFolderLog {
             }
             let name = "\(writer)-" + String(format: "%08d", number) + ".log"
             // Taken only if another log object drew the same writer name, which it does not.
-            if try await folder.create(bytes, at: "\(path)/\(name)", durably: true) { return }
+            if try await folder.create(bytes, at: "\(path)/\(name)", durably: true) { break }
+        }
+        do {
+            try await folder.put(Data((DurableFile.uniqueName() + "\n").utf8), at: headPath, folder: path)
+        } catch {
+            // The records are logged; pollers find them when they next read the log.
+            folder.logger.debug("the log's change token was not written", metadata: ["error": "\(error)"])
         }
     }
+
+    /// The file whose bytes change after each append.
+    static let headName = "last-append"
+    var headPath: String { "\(path)/\(Self.headName)" }
+
+    /// The change token: `etag <ETag>` of `last-append` where the server sends ETags (then a
+    /// poll whose token is unchanged is answered `304` with no body), else its bytes;
+    /// `absent` while there is none.
+    ///
+    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    func changeToken(ifDifferentFrom previous: String?) async throws -> String? {
+        let etag = previous.flatMap { $0.hasPrefix(Self.etagPrefix) ? String($0.dropFirst(Self.etagPrefix.count)) : nil }
+        let response = try await folder.send(.GET, headPath, operation: "poll", headers: etag.map { [("If-None-Match", $0)] } ?? [],
+                                             accepting: [304, 404])
+        switch response.status {
+        case 304: return previous
+        case 404: return "absent"
+        default:
+            if let tag = response.headers.first(name: "ETag"), !tag.isEmpty { return Self.etagPrefix + tag }
+            return "bytes " + response.body.prefix(1024).base64EncodedString()
+        }
+    }
+
+    private static let etagPrefix = "etag "
 
     /// The records of every segment file past `cursor`: one listing, then a read of each
     /// file not read to its end.

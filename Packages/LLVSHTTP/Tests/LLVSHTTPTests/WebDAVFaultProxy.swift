@@ -17,6 +17,8 @@ final class WebDAVFaultProxy: Sendable {
         var status: Int
         var remaining: Int
         var retryAfter: Int?
+        /// Only requests whose path ends so (nil: every one).
+        var pathSuffix: String?
     }
 
     struct Faults: Sendable {
@@ -68,8 +70,10 @@ final class WebDAVFaultProxy: Sendable {
     }
 
     /// Answers the next `count` requests of `method` with `status`.
-    func fail(_ method: String, with status: Int, times count: Int, retryAfter: Int? = nil) {
-        faults.withLock { $0.statuses.append(StatusFault(method: method, status: status, remaining: count, retryAfter: retryAfter)) }
+    func fail(_ method: String, with status: Int, times count: Int, retryAfter: Int? = nil, pathSuffix: String? = nil) {
+        faults.withLock {
+            $0.statuses.append(StatusFault(method: method, status: status, remaining: count, retryAfter: retryAfter, pathSuffix: pathSuffix))
+        }
     }
 
     func stop() async {
@@ -85,10 +89,13 @@ final class WebDAVFaultProxy: Sendable {
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             let method = request.method.rawValue
+            let path = request.uri.path
             let (fault, delay, reverses) = faults.withLock { faults -> (StatusFault?, Duration, Bool) in
                 faults.counts[method, default: 0] += 1
                 var found: StatusFault?
-                if let index = faults.statuses.firstIndex(where: { $0.method == method && $0.remaining > 0 }) {
+                if let index = faults.statuses.firstIndex(where: {
+                    $0.method == method && $0.remaining > 0 && $0.pathSuffix.map { path.hasSuffix($0) } != false
+                }) {
                     faults.statuses[index].remaining -= 1
                     found = faults.statuses[index]
                 }

@@ -44,11 +44,12 @@ struct WebDAVServer: Sendable, CustomTestStringConvertible {
         url.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
     }
 
-    /// An exchange between `store` and the folder at `url`, retrying quickly.
+    /// An exchange between `store` and the folder at `url`, retrying and polling quickly.
     func exchange(_ url: URL, store: Store, format: FolderExchange.DirectoryFormat = .batches, batchBytes: Int = 5_000_000,
-                  retry: HTTPRetryPolicy = HTTPRetryPolicy(maximumAttempts: 6, initialDelay: .milliseconds(50))) throws -> WebDAVExchange {
+                  retry: HTTPRetryPolicy = HTTPRetryPolicy(maximumAttempts: 6, initialDelay: .milliseconds(50)),
+                  polling: Duration = .milliseconds(200), maximumPolling: Duration = .milliseconds(800)) throws -> WebDAVExchange {
         try WebDAVExchange(url: url, store: store, authorization: .basic(user: Self.user, password: Self.password),
-                           httpClient: try Self.client(), retryPolicy: retry, pollingInterval: .milliseconds(200),
+                           httpClient: try Self.client(), retryPolicy: retry, pollingInterval: polling, maximumPollingInterval: maximumPolling,
                            maximumBatchByteCount: batchBytes, newDirectoryFormat: format)
     }
 }
