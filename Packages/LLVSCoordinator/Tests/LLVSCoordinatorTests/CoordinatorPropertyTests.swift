@@ -63,7 +63,7 @@ import Testing
     /// is sent only by its next exchange, after the other replica has merged a different
     /// set of heads, so each round makes new merge versions until one replica exchanges
     /// twice in a row.)
-    /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run in CI).
+    /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run of `Scripts/test --extended`).
     static func cases(_ count: Int) -> Int {
         ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
     }

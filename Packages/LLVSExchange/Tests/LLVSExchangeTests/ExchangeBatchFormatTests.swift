@@ -265,7 +265,7 @@ import Testing
         }
     }
 
-    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run in CI).
+    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run of `Scripts/test --extended`).
     static func cases(_ count: Int) -> Int {
         ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
     }

@@ -30,7 +30,7 @@ import Testing
     /// One to three flips.
     static let flips = zip(Gen.int(in: 0...10_000), Gen.int(in: 0...1_000_000), Gen.int(in: 1...255)).array(of: 1...3)
 
-    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run in CI).
+    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run of `Scripts/test --extended`).
     static func cases(_ count: Int) -> Int {
         ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
     }

@@ -19,7 +19,7 @@ import Testing
     /// n-th `send` or `retrieveValueChanges` call, 3–5 none; odd faults reverse the listing.
     static let steps = zip(Gen.int(in: 0...2), Gen.int(in: 0...7), Gen.int(in: 0...3), Gen.int(in: 0...5)).array(of: 1...25)
 
-    /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run in CI).
+    /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run of `Scripts/test --extended`).
     static func cases(_ count: Int) -> Int {
         ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, count) } ?? count
     }

@@ -12,7 +12,7 @@ import Testing
 /// leaves no trace.
 @Suite("Server storage properties")
 struct SyncStoragePropertyTests {
-    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run in CI).
+    /// `LLVS_PROPERTY_CASES` lowers the count (the thread-sanitizer run of `Scripts/test --extended`).
     static let cases = ProcessInfo.processInfo.environment["LLVS_PROPERTY_CASES"].flatMap(Int.init).map { min($0, 60) } ?? 60
     /// Graph seeds (one per version) and the batch size.
     static let input = zip(Gen.int(in: 0...1_000).array(of: 1...40), Gen.int(in: 1...5))
