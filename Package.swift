@@ -253,7 +253,7 @@ let modules: [Module] = [
     Module(name: "LLVSSyncStorage", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSCore", "LLVSHistory", "LLVSStore", "LLVSExchange"], external: [grdb, crypto]),
     Module(name: "LLVSSyncPostgres", kind: .library, package: "LLVSHTTP",
-           local: ["LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
+           local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],
            external: [postgres, nioCore("PostgreSQL"), nioSSL("PostgreSQL"), logging("PostgreSQL")]),
     Module(name: "LLVSSyncServer", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSCore", "LLVSExchange"],

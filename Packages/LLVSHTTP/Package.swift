@@ -65,6 +65,7 @@ let package = Package(
             dependencies: [
                 "LLVSSyncProtocol",
                 "LLVSSyncStorage",
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSCore", package: "LLVSCore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -82,6 +82,15 @@ struct LLVSServerCommand: AsyncParsableCommand {
           help: "Keep blind stores only (/v1/blind/NAME: sealed blobs of encrypted stores); /v1/stores/… answers 404.")
     var blindOnly = false
 
+    @Option(name: .customLong("change-feed"),
+            help: ArgumentHelp("How instances sharing the database hear of each other's pushes: postgres (LISTEN/NOTIFY, the default on PostgreSQL), polling (the default on SQLite), in-process (this instance is the only writer).",
+                               valueName: "feed"))
+    var changeFeed: String?
+
+    @Option(name: .customLong("storage-poll-interval"),
+            help: ArgumentHelp("Seconds between reads of the latest cursors of the stores clients wait on (postgres and polling feeds).", valueName: "seconds"))
+    var storagePollInterval: Double = 1
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -97,6 +106,12 @@ struct LLVSServerCommand: AsyncParsableCommand {
             guard seconds.isFinite, seconds > 0, seconds <= 86_400 else { throw ValidationError("\(name) must be in (0, 86400] seconds") }
         }
         guard (0...3_600).contains(retryAfterSeconds) else { throw ValidationError("--retry-after must be in 0...3600") }
+        guard storagePollInterval.isFinite, storagePollInterval >= 0.01, storagePollInterval <= 3_600 else {
+            throw ValidationError("--storage-poll-interval must be in [0.01, 3600] seconds")
+        }
+        if let changeFeed, !["postgres", "polling", "in-process"].contains(changeFeed) {
+            throw ValidationError("--change-feed must be postgres, polling or in-process, not \(changeFeed)")
+        }
         guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-certificate and --tls-key go together") }
         if let metricsToken = effectiveMetricsToken, metricsToken.count < AccessTokens.minimumTokenLength {
             throw ValidationError("--metrics-token must have at least \(AccessTokens.minimumTokenLength) characters")
@@ -131,11 +146,13 @@ struct LLVSServerCommand: AsyncParsableCommand {
             let accessTokens = try TokenSource.load(file: tokens, dataURL: dataURL, logger: logger)
             let tls = tlsCertificate.flatMap { certificate in tlsKey.map { SyncServerTLS(certificateChainPath: certificate, privateKeyPath: $0) } }
             let configuration = SyncServerConfiguration(
-                host: host, port: port, accessTokens: accessTokens, maximumBodyByteCount: maximumBodyByteCount, logger: logger,
+                host: host, port: port, accessTokens: accessTokens, maximumBodyByteCount: maximumBodyByteCount,
+                storagePollInterval: .milliseconds(Int64(storagePollInterval * 1000)), logger: logger,
                 headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
                 requestTimeout: .milliseconds(Int64(requestTimeout * 1000)), maximumConnectionCount: maximumConnectionCount,
                 maximumConcurrentBodyByteCount: maximumConcurrentBodyByteCount, retryAfterSeconds: retryAfterSeconds,
-                tls: tls, metricsAccess: metricsAccess, servesTransparentStores: !blindOnly)
+                tls: tls, metricsAccess: metricsAccess, servesTransparentStores: !blindOnly,
+                changeFeed: try makeChangeFeed(storage: storage))
             let scheme = tls == nil ? "http" : "https"
             try await SyncServer(storage: storage, configuration: configuration).run(handlingSignals: true) { port in
                 let stores = blindOnly ? "blind stores at /v1/blind/NAME" : "stores at /v1/stores/NAME, blind stores at /v1/blind/NAME"
@@ -148,6 +165,20 @@ struct LLVSServerCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         } catch let error as SyncServerError {
             throw ValidationError(error.description)
+        }
+    }
+
+    /// The feed `--change-feed` names (nil: the storage's own).
+    ///
+    /// - Throws: `ValidationError` for `postgres` over a storage that is not PostgreSQL.
+    func makeChangeFeed(storage: any SyncStorage) throws -> (any SyncChangeFeed)? {
+        switch changeFeed {
+        case "postgres":
+            guard let postgres = storage as? PostgresSyncStorage else { throw ValidationError("--change-feed postgres needs a postgres:// --database") }
+            return PostgresChangeFeed(storage: postgres)
+        case "polling": return PollingChangeFeed()
+        case "in-process": return InProcessChangeFeed()
+        default: return nil
         }
     }
 

@@ -8,6 +8,10 @@ import Foundation
 public enum SyncAPI {
     /// `GET`: the server is up and its storage answers (no token needed).
     public static let healthPath = "/health"
+    /// `GET`: the server takes requests: its storage answers (its tables made at start) and
+    /// it is not shutting down; `503` otherwise, so that a load balancer sends requests
+    /// elsewhere (no token needed).
+    public static let readyPath = "/ready"
     /// `GET`: the server's metrics in Prometheus text format (a token may be needed; see
     /// the llvs-server README, "Metrics").
     public static let metricsPath = "/metrics"

@@ -77,7 +77,7 @@ extension SyncRoutes {
             logger.notice("blob write refused", metadata: ["store": "\(store)", "blobs": "\(blobs.count)", "reason": "\(error.message)"])
             throw error
         }
-        if outcome.addedCount > 0 { notifier.notify(store) }
+        if outcome.addedCount > 0 { await announce(store, sequence: outcome.cursor.sequence) }
         metrics.pushes.increment()
         metrics.blobsAdded.increment(by: outcome.addedCount)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }) { metrics.pushedBytes.increment(by: length) }
@@ -90,8 +90,8 @@ extension SyncRoutes {
 
     func blobEvents(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let store = try authorize(request, context)
-        let storage = try blobStorage()
-        return try await longPoll(request, store: store) { try await storage.latestBlobCursor(in: store) }
+        _ = try blobStorage()
+        return try await longPoll(request, key: LongPollHub.Key(store: store, kind: .blobs))
     }
 
     func replaceWriteToken(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

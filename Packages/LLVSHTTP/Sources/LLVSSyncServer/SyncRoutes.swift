@@ -14,7 +14,10 @@ import ServiceLifecycle
 struct SyncRoutes: Sendable {
     let storage: any SyncStorage
     let configuration: SyncServerConfiguration
-    let notifier: VersionNotifier
+    /// What long polls wait on: one storage read per store per change, shared.
+    let hub: LongPollHub
+    /// How other instances sharing the storage hear of this one's pushes.
+    let feed: any SyncChangeFeed
     let metrics: SyncMetrics
     let exposition: PrometheusExposition
 
@@ -22,6 +25,7 @@ struct SyncRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get(RouterPath(SyncAPI.healthPath)) { _, _ in try await health() }
+        router.get(RouterPath(SyncAPI.readyPath)) { _, _ in try await ready() }
         router.get(RouterPath(SyncAPI.metricsPath)) { request, _ in try prometheusMetrics(request) }
         registerBlindStores(on: router)
         guard configuration.servesTransparentStores else { return }
@@ -47,6 +51,22 @@ struct SyncRoutes: Sendable {
             throw SyncHTTPError(.storageUnavailable, "The server's storage does not answer.")
         }
         return try json(HealthResponse(status: "ok", storage: storage.kind))
+    }
+
+    /// 200 while the server takes requests; 503 while it shuts down (a load balancer then
+    /// sends new requests elsewhere while the ones in flight finish) or when its storage does
+    /// not answer.
+    func ready() async throws -> Response {
+        guard !Task.isShuttingDownGracefully else {
+            throw SyncHTTPError(.overloaded, "The server is shutting down.")
+        }
+        do {
+            try await storage.checkHealth()
+        } catch {
+            logger.error("readiness check failed", metadata: ["error": "\(error)"])
+            throw SyncHTTPError(.storageUnavailable, "The server's storage does not answer.")
+        }
+        return try json(HealthResponse(status: "ready", storage: storage.kind))
     }
 
     /// The metrics in Prometheus text format, for whom ``SyncServerConfiguration/metricsAccess`` allows.
@@ -126,7 +146,7 @@ struct SyncRoutes: Sendable {
             logger.notice("push rejected", metadata: ["store": "\(store)", "versions": "\(versions.count)", "reason": "\(error.message)"])
             throw error
         }
-        if !outcome.added.isEmpty { notifier.notify(store) }
+        if !outcome.added.isEmpty { await announce(store, sequence: outcome.cursor.sequence) }
         metrics.pushes.increment()
         metrics.versionsAdded.increment(by: outcome.added.count)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }) { metrics.pushedBytes.increment(by: length) }
@@ -138,27 +158,36 @@ struct SyncRoutes: Sendable {
 
     func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let store = try authorize(request, context)
-        return try await longPoll(request, store: store) { try await storage.latestCursor(in: store) }
+        return try await longPoll(request, key: LongPollHub.Key(store: store, kind: .versions))
     }
 
-    /// Answers once `latest()` moves past the request's cursor, or at its timeout.
-    func longPoll(_ request: Request, store: SyncStoreName, latest: @escaping @Sendable () async throws -> SyncCursor) async throws -> Response {
+    /// Wakes this instance's long polls of `store` and tells the other instances: after a
+    /// push committed.
+    func announce(_ store: SyncStoreName, sequence: Int64) async {
+        hub.changed(store)
+        await feed.announce(store, sequence: sequence)
+    }
+
+    /// Answers once the latest cursor of `key` moves past the request's cursor, or at its
+    /// timeout. The cursor is read through the hub: once per change for every poll waiting
+    /// on the store, not once per poll.
+    func longPoll(_ request: Request, key: LongPollHub.Key) async throws -> Response {
         let cursor = try cursorParameter(request)
         let timeout = try integerParameter(request, "timeout", default: 25, range: 0...SyncLimits.maximumPollSeconds)
         let deadline = ContinuousClock.now + .seconds(timeout)
         // A graceful shutdown answers waiting polls at once instead of at their timeout.
         return try await withGracefulShutdownHandler {
             while true {
-                let latest = try await storageCall { try await latest() }
+                let latest = try await storageCall { try await hub.latest(key) }
                 let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
                 let remaining = deadline - ContinuousClock.now
                 if available || remaining <= .zero || Task.isCancelled || Task.isShuttingDownGracefully {
                     return try json(EventsResponse(newVersionsAvailable: available, cursor: latest.description))
                 }
-                await notifier.wait(for: store, upTo: min(remaining, configuration.storagePollInterval))
+                await hub.wait(for: key, upTo: remaining)
             }
         } onGracefulShutdown: {
-            notifier.notify(store)
+            hub.changed(key.store)
         }
     }
 

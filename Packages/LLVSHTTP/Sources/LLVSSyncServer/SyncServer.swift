@@ -52,7 +52,9 @@ public struct SyncServer: Sendable {
                 "requested": "\(configuration.maximumConnectionCount)", "cap": "\(limits.maximumConnectionCount)",
                 "openFileLimit": "\(OpenFileLimit.current().soft)"])
         }
-        let routes = SyncRoutes(storage: storage, configuration: configuration, notifier: VersionNotifier(),
+        let feed = configuration.changeFeed ?? storage.makeChangeFeed()
+        let hub = LongPollHub(storage: storage)
+        let routes = SyncRoutes(storage: storage, configuration: configuration, hub: hub, feed: feed,
                                 metrics: metrics, exposition: exposition)
         let router = Router()
         router.add(middleware: RequestMiddleware(
@@ -80,11 +82,14 @@ public struct SyncServer: Sendable {
                                  availableConnectionsDelegate: .maximum(limits.acceptedConnectionCount, logger: logger)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                logger.info("listening", metadata: ["port": "\(port)", "storage": "\(storageKind)", "scheme": "\(scheme)",
+                logger.info("listening", metadata: ["port": "\(port)", "storage": "\(storageKind)", "scheme": "\(scheme)", "changeFeed": "\(feed.kind)",
                                                     "connections": "\(limits.maximumConnectionCount)"])
                 await onListening(port)
             },
             logger: logger)
+        // The change feed and the storage polls for waiting clients run beside the server.
+        let watching = Task { await hub.run(feed: feed, pollInterval: configuration.storagePollInterval, logger: logger) }
+        defer { watching.cancel() }
         if handlingSignals {
             try await app.runService()
         } else {

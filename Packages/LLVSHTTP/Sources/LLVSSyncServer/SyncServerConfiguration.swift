@@ -1,5 +1,6 @@
 import Logging
 import LLVSSyncProtocol
+import LLVSSyncStorage
 
 /// How a ``SyncServer`` listens and what it accepts, including the limits that let it face
 /// the open internet (timeouts, connection and body-memory caps). Every limit has a
@@ -13,9 +14,15 @@ public struct SyncServerConfiguration: Sendable {
     public var accessTokens: AccessTokens
     /// The largest request body accepted (413 above it).
     public var maximumBodyByteCount: Int
-    /// How often a long poll re-reads the storage, for versions that other server processes
-    /// sharing the database stored.
+    /// How often the server re-reads the latest cursors of the stores clients wait on, for
+    /// versions that other server processes sharing the database stored (where the change
+    /// feed polls: ``LLVSSyncStorage/SyncChangeFeed/pollsStorage``). One read per interval
+    /// for all those stores, however many clients wait.
     public var storagePollInterval: Duration
+    /// How server processes sharing the storage hear of each other's pushes (nil: the
+    /// storage's own, ``LLVSSyncStorage/SyncStorage/makeChangeFeed()``: `LISTEN`/`NOTIFY` on
+    /// PostgreSQL, polling otherwise).
+    public var changeFeed: (any SyncChangeFeed)?
     /// The logger for requests, pushes and failures.
     public var logger: Logger
 
@@ -76,7 +83,7 @@ public struct SyncServerConfiguration: Sendable {
                 maximumConcurrentBodyByteCount: Int = SyncServerLimits.defaultMaximumConcurrentBodyByteCount,
                 retryAfterSeconds: Int = SyncServerLimits.defaultRetryAfterSeconds,
                 tls: SyncServerTLS? = nil, metricsAccess: MetricsAccess = .adminTokens,
-                servesTransparentStores: Bool = true) {
+                servesTransparentStores: Bool = true, changeFeed: (any SyncChangeFeed)? = nil) {
         self.host = host
         self.port = port
         self.accessTokens = accessTokens
@@ -92,6 +99,7 @@ public struct SyncServerConfiguration: Sendable {
         self.tls = tls
         self.metricsAccess = metricsAccess
         self.servesTransparentStores = servesTransparentStores
+        self.changeFeed = changeFeed
     }
 }
 

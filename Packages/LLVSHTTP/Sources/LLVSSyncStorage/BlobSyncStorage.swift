@@ -20,6 +20,11 @@ public protocol BlobSyncStorage: SyncStorage {
     /// - Throws: ``SyncStorageError/unavailable(_:)``.
     func latestBlobCursor(in store: SyncStoreName) async throws -> SyncCursor
 
+    /// The latest blob cursor of each of `stores`, read at once where the storage can.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    func latestBlobCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor]
+
     /// The blobs found among `names`, in any order.
     ///
     /// - Throws: ``SyncStorageError/unavailable(_:)``.
@@ -150,5 +155,16 @@ public struct BlobPutPlan: Sendable {
                 toInsert.append(blob)
             }
         }
+    }
+}
+
+extension BlobSyncStorage {
+    /// Reads each blind store's latest cursor in turn.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func latestBlobCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor] {
+        var cursors: [SyncStoreName: SyncCursor] = [:]
+        for store in stores { cursors[store] = try await latestBlobCursor(in: store) }
+        return cursors
     }
 }

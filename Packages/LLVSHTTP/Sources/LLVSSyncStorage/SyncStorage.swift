@@ -31,6 +31,17 @@ public protocol SyncStorage: Sendable {
     /// - Throws: ``SyncStorageError/unavailable(_:)``.
     func latestCursor(in store: SyncStoreName) async throws -> SyncCursor
 
+    /// The latest cursor of each of `stores`, read at once where the storage can (one query
+    /// on PostgreSQL): what a server instance polls for the stores its clients wait on.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    func latestCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor]
+
+    /// The change feed a server over this storage uses unless configured otherwise
+    /// (``PollingChangeFeed`` by default; PostgreSQL's `LISTEN`/`NOTIFY` for
+    /// `PostgresSyncStorage`).
+    func makeChangeFeed() -> any SyncChangeFeed
+
     /// The records (canonical JSON of each `Version`) of the versions found among `ids`.
     ///
     /// - Throws: ``SyncStorageError/unavailable(_:)``.
@@ -70,6 +81,20 @@ public protocol SyncStorage: Sendable {
     /// - Throws: ``SyncStorageError/invalidSnapshot(_:)`` naming the first bad chunk,
     ///   ``SyncStorageError/unavailable(_:)``, ``SyncStorageError/unsupported(_:)``.
     func publishSnapshot(_ manifest: SnapshotManifest, in store: SyncStoreName) async throws
+}
+
+extension SyncStorage {
+    /// Reads each store's latest cursor in turn.
+    ///
+    /// - Throws: ``SyncStorageError/unavailable(_:)``.
+    public func latestCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor] {
+        var cursors: [SyncStoreName: SyncCursor] = [:]
+        for store in stores { cursors[store] = try await latestCursor(in: store) }
+        return cursors
+    }
+
+    /// ``PollingChangeFeed``.
+    public func makeChangeFeed() -> any SyncChangeFeed { PollingChangeFeed() }
 }
 
 /// One page of a store's version list.

@@ -1,0 +1,195 @@
+import Foundation
+import Logging
+import LLVSSupport
+import LLVSSyncProtocol
+import LLVSSyncStorage
+
+/// What the long polls of one server instance wait on: the latest cursor of each store (and
+/// blind store) a poll is waiting for, read from the storage once per change and shared by
+/// every poll waiting on that store, never once per client.
+///
+/// A store's cursor is read again when this instance stores versions in it
+/// (``changed(_:)``), when the ``SyncChangeFeed`` announces another instance did, and, where
+/// the feed polls (``SyncChangeFeed/pollsStorage``), every poll interval for all the stores
+/// waited on at once (``pollWaitedStores()``: one storage query for all of them where the
+/// storage can). A store nobody waits on costs nothing.
+final class LongPollHub: Sendable {
+    /// What a long poll watches: a store's versions, or a blind store's blobs.
+    struct Key: Hashable, Sendable {
+        enum Kind: Hashable, Sendable { case versions, blobs }
+        var store: SyncStoreName
+        var kind: Kind
+    }
+
+    private struct Watch {
+        /// The last cursor read, while it is known to be current (nil: read it again).
+        var cursor: SyncCursor?
+        /// Bumped by every change, so that a read begun before it is not kept.
+        var generation = 0
+        /// The read under way, which later callers join.
+        var reading: (generation: Int, task: Task<SyncCursor, any Error>)?
+        var waiters: [UUID: AsyncStream<Void>.Continuation] = [:]
+    }
+
+    private let watches = Locked<[Key: Watch]>([:])
+    private let storage: any SyncStorage
+    private let counter = Locked(0)
+
+    init(storage: any SyncStorage) {
+        self.storage = storage
+    }
+
+    /// How many storage reads the hub has made (for tests and metrics).
+    var readCount: Int { counter.withLock { $0 } }
+
+    /// The latest cursor of `key`: the one last read while nothing changed since, else one
+    /// read shared with every caller asking meanwhile.
+    ///
+    /// - Throws: What the storage throws.
+    func latest(_ key: Key) async throws -> SyncCursor {
+        enum Next { case known(SyncCursor), join(Task<SyncCursor, any Error>, Int) }
+        let next = watches.withLock { table -> Next in
+            var watch = table[key] ?? Watch()
+            if let cursor = watch.cursor { return .known(cursor) }
+            if let reading = watch.reading, reading.generation == watch.generation { return .join(reading.task, reading.generation) }
+            let generation = watch.generation
+            let task = Task { try await self.read(key) }
+            watch.reading = (generation, task)
+            table[key] = watch
+            return .join(task, generation)
+        }
+        switch next {
+        case .known(let cursor):
+            return cursor
+        case .join(let task, let generation):
+            let cursor: SyncCursor
+            do {
+                cursor = try await task.value
+            } catch {
+                // A failed read is not joined again: the next call reads anew.
+                watches.withLock { table in
+                    if table[key]?.reading?.generation == generation { table[key]?.reading = nil }
+                }
+                throw error
+            }
+            watches.withLock { table in
+                // Kept only while no change came after the read began.
+                guard var watch = table[key], watch.generation == generation else { return }
+                watch.reading = nil
+                watch.cursor = cursor
+                table[key] = watch
+            }
+            return cursor
+        }
+    }
+
+    private func read(_ key: Key) async throws -> SyncCursor {
+        counter.withLock { $0 += 1 }
+        switch key.kind {
+        case .versions: return try await storage.latestCursor(in: key.store)
+        case .blobs:
+            guard let blobs = storage as? any BlobSyncStorage else { return SyncListing.emptyStoreCursor }
+            return try await blobs.latestBlobCursor(in: key.store)
+        }
+    }
+
+    /// Forgets what is known of `store` and wakes its waiting polls, which read it again
+    /// (once, together).
+    func changed(_ store: SyncStoreName) {
+        let woken = watches.withLock { table -> [AsyncStream<Void>.Continuation] in
+            var continuations: [AsyncStream<Void>.Continuation] = []
+            for kind in [Key.Kind.versions, .blobs] {
+                let key = Key(store: store, kind: kind)
+                guard var watch = table[key] else { continue }
+                watch.generation += 1
+                watch.cursor = nil
+                watch.reading = nil
+                continuations += watch.waiters.values
+                table[key] = watch
+            }
+            return continuations
+        }
+        for continuation in woken { continuation.yield() }
+    }
+
+    /// Forgets everything known and wakes every waiting poll: announcements may have been lost.
+    func resynchronize() {
+        let stores = watches.withLock { Set($0.keys.map(\.store)) }
+        for store in stores { changed(store) }
+    }
+
+    /// Returns after ``changed(_:)`` of the key's store, after `duration`, or when the task
+    /// is cancelled.
+    func wait(for key: Key, upTo duration: Duration) async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        watches.withLock { $0[key, default: Watch()].waiters[id] = continuation }
+        let timer = Task {
+            try? await Task.sleep(for: duration)
+            continuation.finish()
+        }
+        defer {
+            timer.cancel()
+            watches.withLock { table in table[key]?.waiters[id] = nil }
+        }
+        for await _ in stream { break }
+    }
+
+    /// Reads the latest cursors of every store a poll waits on (one query for all where the
+    /// storage can) and wakes the polls of those that moved.
+    ///
+    /// - Throws: What the storage throws.
+    func pollWaitedStores() async throws {
+        let keys = watches.withLock { table in
+            // Stores nobody waits on are forgotten: the next poll of one reads it afresh.
+            table = table.filter { !$0.value.waiters.isEmpty || $0.value.reading != nil }
+            return Array(table.keys)
+        }
+        guard !keys.isEmpty else { return }
+        var fresh: [Key: SyncCursor] = [:]
+        let versionStores = keys.filter { $0.kind == .versions }.map(\.store)
+        if !versionStores.isEmpty {
+            counter.withLock { $0 += 1 }
+            for (store, cursor) in try await storage.latestCursors(in: versionStores) { fresh[Key(store: store, kind: .versions)] = cursor }
+        }
+        let blobStores = keys.filter { $0.kind == .blobs }.map(\.store)
+        if !blobStores.isEmpty, let blobs = storage as? any BlobSyncStorage {
+            counter.withLock { $0 += 1 }
+            for (store, cursor) in try await blobs.latestBlobCursors(in: blobStores) { fresh[Key(store: store, kind: .blobs)] = cursor }
+        }
+        // A store whose cursor is unknown (a change came during a read) is woken too.
+        let moved = watches.withLock { table in
+            fresh.filter { key, cursor in table[key].map { $0.cursor != cursor } ?? false }.map(\.key.store)
+        }
+        for store in Set(moved) { changed(store) }
+    }
+
+    /// Runs the feed and, where it polls, ``pollWaitedStores()`` every `interval`, until the
+    /// task is cancelled.
+    func run(feed: any SyncChangeFeed, pollInterval interval: Duration, logger: Logger) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await feed.run { [weak self] event in
+                    switch event {
+                    case .changed(let store): self?.changed(store)
+                    case .resynchronize: self?.resynchronize()
+                    }
+                }
+            }
+            if feed.pollsStorage {
+                group.addTask { [weak self] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        guard let hub = self else { return }
+                        do {
+                            try await hub.pollWaitedStores()
+                        } catch {
+                            logger.warning("polling the storage for waiting clients failed", metadata: ["error": "\(error)"])
+                        }
+                    }
+                }
+            }
+            await group.waitForAll()
+        }
+    }
+}

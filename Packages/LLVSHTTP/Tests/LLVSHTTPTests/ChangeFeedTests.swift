@@ -1,0 +1,206 @@
+import Foundation
+import LLVSCore
+@testable import LLVSSyncPostgres
+import LLVSSyncProtocol
+import LLVSSupport
+import LLVSSyncStorage
+import LLVSTesting
+import Testing
+@testable import LLVSSyncServer
+
+/// Long polls of several server instances over one PostgreSQL database: a push through one
+/// wakes the polls waiting on the others through `LISTEN`/`NOTIFY` (not the storage poll,
+/// set to 30 s here), a lost listening connection is made again and what was announced
+/// meanwhile is found, and the polling feed alone wakes them within its interval.
+@Suite("Change feeds across server instances", .enabled(if: postgresURL != nil))
+struct ChangeFeedTests {
+    /// Two servers over the database, each with `feed` and `pollInterval`.
+    static func servers(feed: @escaping @Sendable (PostgresSyncStorage) -> any SyncChangeFeed,
+                        pollInterval: Duration) async throws -> (RunningServer, RunningServer) {
+        let url = try #require(postgresURL)
+        var running: [RunningServer] = []
+        for _ in 0..<2 {
+            let storage = try await PostgresSyncStorage(url: url)
+            running.append(try await RunningServer(storage: storage) {
+                $0.changeFeed = feed(storage)
+                $0.storagePollInterval = pollInterval
+            })
+        }
+        return (running[0], running[1])
+    }
+
+    /// Waits on `server`'s events for `store` past `cursor`; the answer and how long it took.
+    static func poll(_ server: RunningServer, _ store: SyncStoreName, after cursor: String, timeout: Int = 20) async throws
+        -> (response: EventsResponse, waited: Duration) {
+        let started = ContinuousClock.now
+        let url = "\(server.storeURL(store).absoluteString)/\(SyncAPI.StorePath.events)?timeout=\(timeout)&cursor=\(cursor)"
+        let (status, body) = try await RawClient().request(.GET, url, token: testToken)
+        #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+        return (try JSONDecoder().decode(EventsResponse.self, from: body), ContinuousClock.now - started)
+    }
+
+    /// Pushes one new version to `store` through `server`; the cursor after it.
+    static func push(_ client: Client, to server: RunningServer, _ store: SyncStoreName) async throws {
+        try client.saveMany(1)
+        try await client.exchange(server.storeURL(store)).send()
+    }
+
+    /// A poll waiting on B answers a push through A well within the 30-s storage poll.
+    @Test func aPushThroughOneInstanceWakesPollsOnAnother() async throws {
+        let (a, b) = try await Self.servers(feed: { PostgresChangeFeed(storage: $0) }, pollInterval: .seconds(30))
+        let store = uniqueStoreName("feed-wake")
+        let writer = try Client("feed-writer")
+        try await Self.push(writer, to: a, store)
+        let cursor = try await b.storage.latestCursor(in: store).description
+        try await Task.sleep(for: .milliseconds(300))
+        async let answer = Self.poll(b, store, after: cursor)
+        try await Task.sleep(for: .milliseconds(300))
+        try await Self.push(writer, to: a, store)
+        let (response, waited) = try await answer
+        #expect(response.newVersionsAvailable)
+        #expect(waited < .seconds(5), "woken after \(waited)")
+        await a.stop()
+        await b.stop()
+    }
+
+    /// The listening connections are killed (`pg_terminate_backend`) and a push made before
+    /// they are back: the feed listens again and its resynchronization wakes the poll, long
+    /// before the 30-s storage poll would.
+    @Test func aLostListeningConnectionIsMadeAgainAndMissesNothing() async throws {
+        let url = try #require(postgresURL)
+        let (a, b) = try await Self.servers(feed: { PostgresChangeFeed(storage: $0) }, pollInterval: .seconds(30))
+        let store = uniqueStoreName("feed-lost")
+        let writer = try Client("feed-lost-writer")
+        try await Self.push(writer, to: a, store)
+        let cursor = try await b.storage.latestCursor(in: store).description
+        try await Task.sleep(for: .milliseconds(300))
+        async let answer = Self.poll(b, store, after: cursor)
+        try await Task.sleep(for: .milliseconds(300))
+        try await PostgresSyncStorage.execute([
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+        ], url: url)
+        try await Self.push(writer, to: a, store)
+        let (response, waited) = try await answer
+        #expect(response.newVersionsAvailable)
+        #expect(waited < .seconds(10), "woken after \(waited)")
+
+        // Listening again: the next push wakes a poll at once.
+        let next = response.cursor
+        try await Task.sleep(for: .seconds(1))
+        async let again = Self.poll(b, store, after: next)
+        try await Task.sleep(for: .milliseconds(300))
+        try await Self.push(writer, to: a, store)
+        let (second, secondWait) = try await again
+        #expect(second.newVersionsAvailable)
+        #expect(secondWait < .seconds(5), "woken after \(secondWait)")
+        await a.stop()
+        await b.stop()
+    }
+
+    /// Without notifications, each instance's storage poll wakes its waiting clients.
+    @Test func thePollingFeedWakesWithinItsInterval() async throws {
+        let (a, b) = try await Self.servers(feed: { _ in PollingChangeFeed() }, pollInterval: .milliseconds(300))
+        let store = uniqueStoreName("feed-polling")
+        let writer = try Client("feed-polling-writer")
+        try await Self.push(writer, to: a, store)
+        let cursor = try await b.storage.latestCursor(in: store).description
+        async let answer = Self.poll(b, store, after: cursor)
+        try await Task.sleep(for: .milliseconds(500))
+        try await Self.push(writer, to: a, store)
+        let (response, waited) = try await answer
+        #expect(response.newVersionsAvailable)
+        #expect(waited < .seconds(10), "woken after \(waited)")
+        await a.stop()
+        await b.stop()
+    }
+
+    /// The storage poll's one query gives what a read per store gives, for stores pushed to
+    /// and stores never pushed to, versions and blobs.
+    @Test func oneQueryReadsTheCursorsOfManyStores() async throws {
+        let storage = try await PostgresSyncStorage(url: try #require(postgresURL))
+        let stores = (0..<5).map { uniqueStoreName("batch-\($0)") }
+        for (index, store) in stores.enumerated() where index.isMultiple(of: 2) {
+            _ = try await storage.push([storedVersion("batch-\(index)")], to: store)
+        }
+        let batched = try await storage.latestCursors(in: stores)
+        for store in stores { #expect(batched[store] == (try await storage.latestCursor(in: store)), "\(store)") }
+        let blobs = try await storage.latestBlobCursors(in: stores)
+        for store in stores { #expect(blobs[store] == (try await storage.latestBlobCursor(in: store)), "\(store)") }
+        storage.close()
+    }
+
+    /// Announcements within the coalescing interval go out as one statement, and a listener
+    /// hears each store once per statement, with its latest sequence.
+    @Test func announcementsAreCoalesced() async throws {
+        let storage = try await PostgresSyncStorage(url: try #require(postgresURL))
+        let feed = PostgresChangeFeed(storage: storage, coalescingInterval: .milliseconds(50))
+        let heard = Locked<[SyncStoreName]>([])
+        let listening = Task { await feed.run { if case .changed(let store) = $0 { heard.withLock { $0.append(store) } } } }
+        try await Task.sleep(for: .milliseconds(500))
+        let stores = (0..<3).map { uniqueStoreName("coalesced-\($0)") }
+        for round in 1...20 {
+            for store in stores { await feed.announce(store, sequence: Int64(round)) }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while heard.withLock({ Set($0) }) != Set(stores), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(Set(heard.withLock { $0 }) == Set(stores))
+        #expect(feed.sentStatementCount <= 2, "\(feed.sentStatementCount) statements for 60 announcements")
+        listening.cancel()
+        storage.close()
+    }
+
+    @Test func payloadsNameTheStoreAndSequenceOnly() throws {
+        let store = try #require(SyncStoreName(rawValue: "notes"))
+        #expect(PostgresChangeFeed.payload(store: store, sequence: 42) == "42 notes")
+        #expect(PostgresChangeFeed.store(inPayload: "42 notes") == store)
+        for hostile in ["", "notes", "x notes", "42 ", "42 ../etc", "42 \u{0}", "-1 NOTES!"] {
+            #expect(PostgresChangeFeed.store(inPayload: hostile) == nil, "\(hostile)")
+        }
+    }
+}
+
+/// The hub long polls wait on: however many polls wait on a store, a change costs one
+/// storage read, and the storage poll one query for every waited store.
+@Suite struct LongPollHubTests {
+    @Test func oneReadPerChangeWhateverTheNumberOfWaitingPolls() async throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-hub")
+        let storage = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
+        let hub = LongPollHub(storage: storage)
+        let store = uniqueStoreName("hub")
+        let key = LongPollHub.Key(store: store, kind: .versions)
+        let before = try await hub.latest(key)
+        let readsBefore = hub.readCount
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    await hub.wait(for: key, upTo: .seconds(20))
+                    return try await hub.latest(key) != before
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let outcome = try await storage.push([storedVersion("hub-a")], to: store)
+            #expect(!outcome.added.isEmpty)
+            hub.changed(store)
+            var woken = 0
+            for try await moved in group where moved { woken += 1 }
+            #expect(woken == 200)
+        }
+        #expect(hub.readCount - readsBefore <= 2, "\(hub.readCount - readsBefore) reads for 200 polls")
+        // The storage poll: one query for all waited stores, and nothing when none is waited on.
+        let polled = hub.readCount
+        try await hub.pollWaitedStores()
+        #expect(hub.readCount == polled)
+    }
+}
+
+/// `GET /ready`, the load balancer's check.
+@Suite struct ReadinessTests {
+    @Test func aServingServerIsReady() async throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-ready")
+        let server = try await RunningServer(storage: try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite")))
+        let (status, body) = try await RawClient().request(.GET, server.baseURL + SyncAPI.readyPath)
+        #expect(status == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("\"status\":\"ready\""))
+        await server.stop()
+    }
+}
