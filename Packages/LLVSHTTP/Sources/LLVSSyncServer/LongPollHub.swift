@@ -24,14 +24,25 @@ final class LongPollHub: Sendable {
     private struct Watch {
         /// The last cursor read, while it is known to be current (nil: read it again).
         var cursor: SyncCursor?
-        /// Bumped by every change, so that a read begun before it is not kept.
-        var generation = 0
+        /// Set anew by every change (from one counter for the whole hub, so that an entry
+        /// forgotten and made again never repeats one), so that a read begun before a change
+        /// is not kept and a wait after it returns at once.
+        var generation: Int
         /// The read under way, which later callers join.
         var reading: (generation: Int, task: Task<SyncCursor, any Error>)?
         var waiters: [UUID: AsyncStream<Void>.Continuation] = [:]
     }
 
     private let watches = Locked<[Key: Watch]>([:])
+    /// The last generation given out (locked inside `watches`' lock, never the reverse).
+    private let generations = Locked(0)
+
+    private func nextGeneration() -> Int {
+        generations.withLock { last in
+            last += 1
+            return last
+        }
+    }
     private let storage: any SyncStorage
     private let counter = Locked(0)
 
@@ -43,14 +54,15 @@ final class LongPollHub: Sendable {
     var readCount: Int { counter.withLock { $0 } }
 
     /// The latest cursor of `key`: the one last read while nothing changed since, else one
-    /// read shared with every caller asking meanwhile.
+    /// read shared with every caller asking meanwhile; and the change generation it belongs
+    /// to, for ``wait(for:after:upTo:)``.
     ///
     /// - Throws: What the storage throws.
-    func latest(_ key: Key) async throws -> SyncCursor {
-        enum Next { case known(SyncCursor), join(Task<SyncCursor, any Error>, Int) }
+    func latest(_ key: Key) async throws -> (cursor: SyncCursor, generation: Int) {
+        enum Next { case known(SyncCursor, Int), join(Task<SyncCursor, any Error>, Int) }
         let next = watches.withLock { table -> Next in
-            var watch = table[key] ?? Watch()
-            if let cursor = watch.cursor { return .known(cursor) }
+            var watch = table[key] ?? Watch(generation: nextGeneration())
+            if let cursor = watch.cursor { return .known(cursor, watch.generation) }
             if let reading = watch.reading, reading.generation == watch.generation { return .join(reading.task, reading.generation) }
             let generation = watch.generation
             let task = Task { try await self.read(key) }
@@ -59,8 +71,8 @@ final class LongPollHub: Sendable {
             return .join(task, generation)
         }
         switch next {
-        case .known(let cursor):
-            return cursor
+        case .known(let cursor, let generation):
+            return (cursor, generation)
         case .join(let task, let generation):
             let cursor: SyncCursor
             do {
@@ -79,7 +91,7 @@ final class LongPollHub: Sendable {
                 watch.cursor = cursor
                 table[key] = watch
             }
-            return cursor
+            return (cursor, generation)
         }
     }
 
@@ -101,7 +113,7 @@ final class LongPollHub: Sendable {
             for kind in [Key.Kind.versions, .blobs] {
                 let key = Key(store: store, kind: kind)
                 guard var watch = table[key] else { continue }
-                watch.generation += 1
+                watch.generation = nextGeneration()
                 watch.cursor = nil
                 watch.reading = nil
                 continuations += watch.waiters.values
@@ -119,11 +131,18 @@ final class LongPollHub: Sendable {
     }
 
     /// Returns after ``changed(_:)`` of the key's store, after `duration`, or when the task
-    /// is cancelled.
-    func wait(for key: Key, upTo duration: Duration) async {
+    /// is cancelled; at once when the store changed after `generation` (a change between
+    /// the caller's ``latest(_:)`` and this wait is not missed).
+    func wait(for key: Key, after generation: Int, upTo duration: Duration) async {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        watches.withLock { $0[key, default: Watch()].waiters[id] = continuation }
+        let registered = watches.withLock { table -> Bool in
+            // A forgotten entry counts as changed: the caller reads again.
+            guard table[key]?.generation == generation else { return false }
+            table[key]?.waiters[id] = continuation
+            return true
+        }
+        guard registered else { return }
         let timer = Task {
             try? await Task.sleep(for: duration)
             continuation.finish()

@@ -178,13 +178,13 @@ struct SyncRoutes: Sendable {
         // A graceful shutdown answers waiting polls at once instead of at their timeout.
         return try await withGracefulShutdownHandler {
             while true {
-                let latest = try await storageCall { try await hub.latest(key) }
+                let (latest, generation) = try await storageCall { try await hub.latest(key) }
                 let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
                 let remaining = deadline - ContinuousClock.now
                 if available || remaining <= .zero || Task.isCancelled || Task.isShuttingDownGracefully {
                     return try json(EventsResponse(newVersionsAvailable: available, cursor: latest.description))
                 }
-                await hub.wait(for: key, upTo: remaining)
+                await hub.wait(for: key, after: generation, upTo: remaining)
             }
         } onGracefulShutdown: {
             hub.changed(key.store)
