@@ -33,7 +33,7 @@ struct ChangeFeedTests {
     static func poll(_ server: RunningServer, _ store: SyncStoreName, after cursor: String, timeout: Int = 20) async throws
         -> (response: EventsResponse, waited: Duration) {
         let started = ContinuousClock.now
-        let url = "\(server.storeURL(store).absoluteString)/\(SyncAPI.StorePath.events)?timeout=\(timeout)&cursor=\(cursor)"
+        let url = "\(server.storeURL(store).absoluteString)/\(SyncAPI.StorePath.events)?timeout=\(timeout)&after=\(cursor)"
         let (status, body) = try await RawClient().request(.GET, url, token: testToken)
         #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
         return (try JSONDecoder().decode(EventsResponse.self, from: body), ContinuousClock.now - started)
@@ -58,6 +58,7 @@ struct ChangeFeedTests {
         try await Self.push(writer, to: a, store)
         let (response, waited) = try await answer
         #expect(response.newVersionsAvailable)
+        #expect(waited >= .milliseconds(250), "answered after \(waited), before the push")
         #expect(waited < .seconds(5), "woken after \(waited)")
         await a.stop()
         await b.stop()
@@ -82,6 +83,7 @@ struct ChangeFeedTests {
         try await Self.push(writer, to: a, store)
         let (response, waited) = try await answer
         #expect(response.newVersionsAvailable)
+        #expect(waited >= .milliseconds(250), "answered after \(waited), before the push")
         #expect(waited < .seconds(10), "woken after \(waited)")
 
         // Listening again: the next push wakes a poll at once.
@@ -92,6 +94,7 @@ struct ChangeFeedTests {
         try await Self.push(writer, to: a, store)
         let (second, secondWait) = try await again
         #expect(second.newVersionsAvailable)
+        #expect(secondWait >= .milliseconds(250), "answered after \(secondWait), before the push")
         #expect(secondWait < .seconds(5), "woken after \(secondWait)")
         await a.stop()
         await b.stop()
@@ -109,6 +112,7 @@ struct ChangeFeedTests {
         try await Self.push(writer, to: a, store)
         let (response, waited) = try await answer
         #expect(response.newVersionsAvailable)
+        #expect(waited >= .milliseconds(250), "answered after \(waited), before the push")
         #expect(waited < .seconds(10), "woken after \(waited)")
         await a.stop()
         await b.stop()
