@@ -323,8 +323,9 @@ let modules: [Module] = [
            local: ["LLVSStoreTesting", "LLVSExchangeTesting", "LLVSTesting", "LLVSTestingGenerators", "LLVSCore", "LLVSZones"], external: [propertyBased],
            exclude: ["Regressions"]),
     Module(name: "LLVSCommandLineTests", kind: .rootTest, package: nil,
-           local: ["llvs", "llvs-server", "the-message", "loco", "LLVSCore", "LLVSStore", "LLVSHTTPExchange", "LLVSExchangeTesting", "LLVSTesting"],
-           external: []),
+           local: ["llvs", "llvs-server", "the-message", "loco", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSHTTPExchange", "LLVSExchangeTesting",
+                   "LLVSTesting"],
+           external: [httpClient, nioCore("HTTPClient")]),
     Module(name: "LLVSEndToEndTests", kind: .rootTest, package: nil, local: ["LLVS", "LLVSTesting"], external: [propertyBased, crypto]),
 ]
 

@@ -6,8 +6,9 @@ import Darwin
 #endif
 
 /// A tool started in the background (a server), whose output is read while it runs.
-/// Terminated when released, so a failing test leaves no process behind.
-final class BackgroundTool {
+/// Terminated when released, so a failing test leaves no process behind. Its state is set
+/// once (the process runs on its own), so tasks may share it.
+final class BackgroundTool: @unchecked Sendable {
     let process: Process
     private let outputs: ScratchDirectory
     private var stdoutURL: URL { outputs.url.appendingPathComponent("stdout") }

@@ -39,6 +39,11 @@ struct ToolRunner {
                                   "\(name) is not built next to the tests (looked in \(candidates.map(\.path)))")
     }
 
+    /// The executable at `executable` (a program of the system, such as HAProxy).
+    init(executable: URL) {
+        self.executable = executable
+    }
+
     /// Runs the tool with `arguments` and `input` on stdin, and waits for it.
     @discardableResult
     func run(_ arguments: [String], input: Data = Data()) throws -> Result {
