@@ -253,3 +253,60 @@ final class EventWatcher: Sendable {
         return latest >= sequence
     }
 }
+
+/// A blocking HTTP/1.1 connection on loopback that sends a request in parts, for tests that
+/// act between the parts (a signal to the server mid-body). One task uses it at a time.
+final class SlowRequest: @unchecked Sendable {
+    private let descriptor: Int32
+
+    /// Connects to `port` on 127.0.0.1.
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        try #require(connected, "cannot connect to port \(port): errno \(errno)")
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes all of `bytes`.
+    func send(_ bytes: some Collection<UInt8>) throws {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let written = array[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            try #require(written > 0, "write failed: errno \(errno)")
+            offset += written
+        }
+    }
+
+    /// Reads one answer (until its body is whole), or until the peer closes or `timeout`
+    /// passes; what arrived.
+    func receive(timeout: Duration = .seconds(30)) -> String {
+        var received = [UInt8]()
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while ContinuousClock.now < deadline {
+            guard poll(&descriptorSet, 1, 100) >= 0 else { break }
+            guard descriptorSet.revents != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received += buffer[..<count]
+            // One answer with its whole body is enough.
+            if let headEnd = received.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: received[..<headEnd.lowerBound], as: UTF8.self).lowercased()
+                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count - headEnd.upperBound >= length { break }
+            }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}

@@ -229,4 +229,44 @@ struct SeveralInstancesTests {
         print("SeveralInstancesTests rolling restart: versions acknowledged at each restart \(acknowledgedAtRestart) of \(3 * versionCount), "
               + "SIGTERM to exit \(stopTimes)")
     }
+
+    /// SIGTERM arrives while a push's body is half sent: the instance stops accepting
+    /// connections and is no longer ready, but waits for the push, stores it, answers 200 and
+    /// then exits with status 0; started again, it serves the version.
+    @Test func sigtermFinishesThePushInFlightBeforeExiting() async throws {
+        let cluster = try await ServerCluster.start(count: 1)
+        let store = Self.uniqueName("drain")
+        let identifier = UUID().uuidString
+        let value = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let body = Data("""
+            {"versions":[{"valueChanges":[{"insert":{"data":"\(value.base64EncodedString())","id":"large","storedVersionId":"\(identifier)"}}],\
+            "version":{"identifier":"\(identifier)","timestamp":785000000.5,"valueDataSize":\(value.count)}}]}
+            """.utf8)
+        let head = "POST /v1/stores/\(store)/push HTTP/1.1\r\nHost: drain\r\nAuthorization: Bearer \(ServerCluster.token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+        let request = try SlowRequest(port: cluster.ports[0])
+        try request.send(Array(head.utf8) + body.prefix(body.count / 2))
+        try await Task.sleep(for: .milliseconds(300))
+
+        let instance = try #require(cluster.instances[0])
+        kill(instance.process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(instance.process.isRunning, "the instance waits for the push in flight")
+        #expect((try? await ServerCluster.status(of: "\(cluster.base(0))/ready")) != 200, "a stopping instance is not ready")
+
+        try request.send(body.dropFirst(body.count / 2))
+        let answer = try await offCooperativePool { request.receive() }
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "the push in flight is answered: \(answer.prefix(300))")
+        #expect(answer.contains(identifier))
+        let status = try await cluster.stop(0, signal: SIGTERM)
+        #expect(status == 0, "then the instance exits cleanly")
+
+        try await cluster.start(0)
+        let scratch = try ScratchDirectory()
+        let llvs = try ToolRunner("llvs")
+        let reader = ["--store", scratch.path("reader")]
+        try llvs.succeed(["init"] + reader)
+        let pulled = try llvs.succeed(["pull", "\(cluster.base(0))/v1/stores/\(store)", "--token", ServerCluster.token, "--json"] + reader)
+        #expect(try pulled.object()["retrieved"] as? Int == 1, "the push finished during the shutdown is stored")
+    }
 }
