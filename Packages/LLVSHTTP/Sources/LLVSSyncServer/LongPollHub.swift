@@ -12,7 +12,7 @@ import LLVSSyncStorage
 /// (``changed(_:)``), when the ``SyncChangeFeed`` announces another instance did, and, where
 /// the feed polls (``SyncChangeFeed/pollsStorage``), every poll interval for all the stores
 /// waited on at once (``pollWaitedStores()``: one storage query for all of them where the
-/// storage can). A store nobody waits on costs nothing.
+/// storage can). A store nobody has waited on for ``retention`` costs nothing.
 final class LongPollHub: Sendable {
     /// What a long poll watches: a store's versions, or a blind store's blobs.
     struct Key: Hashable, Sendable {
@@ -31,6 +31,10 @@ final class LongPollHub: Sendable {
         /// The read under way, which later callers join.
         var reading: (generation: Int, task: Task<SyncCursor, any Error>)?
         var waiters: [UUID: AsyncStream<Void>.Continuation] = [:]
+        /// When a poll last began or ended waiting on the key: it is kept, and polled, for
+        /// ``LongPollHub/retention`` after, so that a client polling again (after a timeout
+        /// or a wake) finds its cursor known instead of reading it.
+        var lastWaited = ContinuousClock.now
     }
 
     private let watches = Locked<[Key: Watch]>([:])
@@ -45,9 +49,13 @@ final class LongPollHub: Sendable {
     }
     private let storage: any SyncStorage
     private let counter = Locked(0)
+    /// How long a store nobody waits on any more is remembered (and polled with the others).
+    let retention: Duration
 
-    init(storage: any SyncStorage) {
+    /// A hub over `storage`, remembering a store for `retention` after its last poll ended.
+    init(storage: any SyncStorage, retention: Duration = .seconds(30)) {
         self.storage = storage
+        self.retention = retention
     }
 
     /// How many storage reads the hub has made (for tests and metrics).
@@ -140,6 +148,7 @@ final class LongPollHub: Sendable {
             // A forgotten entry counts as changed: the caller reads again.
             guard table[key]?.generation == generation else { return false }
             table[key]?.waiters[id] = continuation
+            table[key]?.lastWaited = .now
             return true
         }
         guard registered else { return }
@@ -149,7 +158,10 @@ final class LongPollHub: Sendable {
         }
         defer {
             timer.cancel()
-            watches.withLock { table in table[key]?.waiters[id] = nil }
+            watches.withLock { table in
+                table[key]?.waiters[id] = nil
+                table[key]?.lastWaited = .now
+            }
         }
         for await _ in stream { break }
     }
@@ -159,9 +171,11 @@ final class LongPollHub: Sendable {
     ///
     /// - Throws: What the storage throws.
     func pollWaitedStores() async throws {
+        let now = ContinuousClock.now
         let keys = watches.withLock { table in
-            // Stores nobody waits on are forgotten: the next poll of one reads it afresh.
-            table = table.filter { !$0.value.waiters.isEmpty || $0.value.reading != nil }
+            // Stores nobody has waited on for `retention` are forgotten: the next poll of one
+            // reads it afresh. The others stay known, so clients polling again read nothing.
+            table = table.filter { !$0.value.waiters.isEmpty || $0.value.reading != nil || now - $0.value.lastWaited < retention }
             return Array(table.keys)
         }
         guard !keys.isEmpty else { return }

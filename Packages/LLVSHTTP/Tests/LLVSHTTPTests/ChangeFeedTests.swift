@@ -180,7 +180,7 @@ struct ChangeFeedTests {
     @Test func oneReadPerChangeWhateverTheNumberOfWaitingPolls() async throws {
         let directory = try TemporaryDirectory(prefix: "llvs-hub")
         let storage = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
-        let hub = LongPollHub(storage: storage)
+        let hub = LongPollHub(storage: storage, retention: .zero)
         let store = uniqueStoreName("hub")
         let key = LongPollHub.Key(store: store, kind: .versions)
         let (before, generation) = try await hub.latest(key)
@@ -211,6 +211,28 @@ struct ChangeFeedTests {
         let polled = hub.readCount
         try await hub.pollWaitedStores()
         #expect(hub.readCount == polled)
+    }
+}
+
+extension LongPollHubTests {
+    /// A client polling again after its poll ended (a timeout, a wake) finds its store's
+    /// cursor known, even when it was the store's only waiting client: the hub keeps the
+    /// store, polled with the others, for its retention.
+    @Test func aStoreIsRememberedForItsRetentionAfterItsLastPoll() async throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-hub-retention")
+        let storage = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
+        let store = uniqueStoreName("hub-retention")
+        _ = try await storage.push([storedVersion("hub-retention-a")], to: store)
+        for (retention, rereads) in [(Duration.seconds(30), 0), (.zero, 1)] {
+            let hub = LongPollHub(storage: storage, retention: retention)
+            let key = LongPollHub.Key(store: store, kind: .versions)
+            let (_, generation) = try await hub.latest(key)
+            await hub.wait(for: key, after: generation, upTo: .milliseconds(10))
+            try await hub.pollWaitedStores()
+            let reads = hub.readCount
+            _ = try await hub.latest(key)
+            #expect(hub.readCount - reads == rereads, "retention \(retention)")
+        }
     }
 }
 
