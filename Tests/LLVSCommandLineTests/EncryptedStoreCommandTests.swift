@@ -99,11 +99,11 @@ import Testing
 /// epoch) with status 7; a store that is not encrypted is told a blind store is not for it;
 /// the server's database holds none of the values.
 @Suite struct BlindServerCommandTests {
-    @Test func anEncryptedStoreSyncsThroughABlindOnlyServer() throws {
+    @Test func anEncryptedStoreSyncsThroughABlindOnlyServer() async throws {
         let scratch = try ScratchDirectory()
         var server = try ToolRunner("llvs-server")
         server.environment["LLVS_SERVER_TOKENS"] = "*=\(ServerProcessTests.token)"
-        let (process, base) = try ServerProcessTests.startServer(server, ["--data-directory", scratch.path("data"), "--blind-only"])
+        let (process, base) = try await ServerProcessTests.startServer(server, ["--data-directory", scratch.path("data"), "--blind-only"])
         defer { _ = process.stop() }
         var llvs = try ToolRunner("llvs")
         llvs.environment["LLVS_TOKEN"] = ServerProcessTests.token

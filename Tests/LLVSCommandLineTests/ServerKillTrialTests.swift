@@ -1,4 +1,5 @@
 import Foundation
+import LLVSTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +37,7 @@ import Glibc
     }
 
     @Test(arguments: Backing.allCases.filter(\.isAvailable))
-    func aServerKilledMidPushLosesNoAcknowledgedVersion(_ backing: Backing) throws {
+    func aServerKilledMidPushLosesNoAcknowledgedVersion(_ backing: Backing) async throws {
         let scratch = try ScratchDirectory()
         var server = try ToolRunner("llvs-server")
         server.environment["LLVS_SERVER_TOKENS"] = "*=\(Self.token)"
@@ -46,23 +47,25 @@ import Glibc
         var killedMidPush = 0
         for round in 0..<Self.rounds {
             let name = "kill-\(round)-\(UUID().uuidString.prefix(8))"
-            let (running, base) = try ServerProcessTests.startServer(server, serverArguments)
+            let (running, base) = try await ServerProcessTests.startServer(server, serverArguments)
             let client = scratch.path("client-\(round)")
             let pusher = try BackgroundTool(worker, [client, "\(base)/v1/stores/\(name)", Self.token, String(Self.versionCount)])
-            // Kill the server once the push is under way.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while Self.acknowledged(pusher.stdout) < 2, pusher.process.isRunning, ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.005)
+            // Kill the server once the push is under way (waiting off the cooperative pool).
+            try await offCooperativePool {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while Self.acknowledged(pusher.stdout) < 2, pusher.process.isRunning, ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.005)
+                }
             }
-            Thread.sleep(forTimeInterval: Double.random(in: 0...0.03))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...30)))
             #expect(running.stop(signal: SIGKILL))
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
             _ = pusher.stop(signal: SIGKILL)
             let acknowledged = Self.acknowledged(pusher.stdout)
             if acknowledged < Self.versionCount { killedMidPush += 1 }
 
             // Restarted on the same data: everything acknowledged is there, and whole.
-            let (restarted, newBase) = try ServerProcessTests.startServer(server, serverArguments)
+            let (restarted, newBase) = try await ServerProcessTests.startServer(server, serverArguments)
             let url = "\(newBase)/v1/stores/\(name)"
             let reader = ["--store", scratch.path("reader-\(round)")]
             try llvs.succeed(["init"] + reader)

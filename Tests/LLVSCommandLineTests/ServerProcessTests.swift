@@ -1,4 +1,5 @@
 import Foundation
+import LLVSTesting
 import Testing
 
 /// `llvs-server` as a process: served with its defaults (an embedded SQLite database and a
@@ -6,20 +7,22 @@ import Testing
 @Suite struct ServerProcessTests {
     static let token = "server-process-token-0123456789"
 
-    /// Starts `llvs-server` with `arguments` and returns it with its base URL.
-    static func startServer(_ server: ToolRunner, _ arguments: [String]) throws -> (BackgroundTool, String) {
+    /// Starts `llvs-server` with `arguments` and returns it with its base URL. The wait for
+    /// it runs off the cooperative pool: a server on PostgreSQL may wait for a schema lock
+    /// that a storage of this test process holds, and needs a pool thread to release.
+    static func startServer(_ server: ToolRunner, _ arguments: [String]) async throws -> (BackgroundTool, String) {
         let process = try BackgroundTool(server, ["--port", "0"] + arguments)
-        let lines = try process.lines(atLeast: 1)
+        let lines = try await offCooperativePool { try process.lines(atLeast: 1) }
         let listening = try #require(lines.first { $0.hasPrefix("llvs-server listening on ") }, "output: \(lines)")
         let url = try #require(listening.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init))
         return (process, url)
     }
 
-    @Test func withNoOptionsItServesSQLiteWithAGeneratedToken() throws {
+    @Test func withNoOptionsItServesSQLiteWithAGeneratedToken() async throws {
         let scratch = try ScratchDirectory()
         var server = try ToolRunner("llvs-server")
         server.environment["LLVS_SERVER_TOKENS"] = nil
-        let (process, base) = try Self.startServer(server, ["--data-directory", scratch.path("data")])
+        let (process, base) = try await Self.startServer(server, ["--data-directory", scratch.path("data")])
         struct TokenFile: Decodable { var stores: [String: [String]] }
         let tokenFile = try JSONDecoder().decode(TokenFile.self, from: Data(contentsOf: URL(fileURLWithPath: scratch.path("data/tokens.json"))))
         let token = try #require(tokenFile.stores["*"]?.first, "tokens.json: \(tokenFile)")
@@ -37,19 +40,19 @@ import Testing
         #expect(process.stop(), "SIGTERM stops the server")
 
         // Restarted on the same data, it keeps the stores and the token.
-        let (again, base2) = try Self.startServer(server, ["--data-directory", scratch.path("data")])
+        let (again, base2) = try await Self.startServer(server, ["--data-directory", scratch.path("data")])
         #expect(try llvs.succeed(["pull", "\(base2)/v1/stores/notes", "--token", token, "--json"] + b).object()["retrieved"] as? Int == 0)
         #expect(again.stop())
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["LLVS_TEST_POSTGRES_URL"] != nil))
-    func twoServerProcessesOverOnePostgreSQLDatabaseServeOneStore() throws {
+    func twoServerProcessesOverOnePostgreSQLDatabaseServeOneStore() async throws {
         let database = try #require(ProcessInfo.processInfo.environment["LLVS_TEST_POSTGRES_URL"])
         let scratch = try ScratchDirectory()
         var server = try ToolRunner("llvs-server")
         server.environment["LLVS_SERVER_TOKENS"] = "*=\(Self.token)"
-        let (first, baseA) = try Self.startServer(server, ["--database", database, "--data-directory", scratch.path("a-data")])
-        let (second, baseB) = try Self.startServer(server, ["--database", database, "--data-directory", scratch.path("b-data")])
+        let (first, baseA) = try await Self.startServer(server, ["--database", database, "--data-directory", scratch.path("a-data")])
+        let (second, baseB) = try await Self.startServer(server, ["--database", database, "--data-directory", scratch.path("b-data")])
         let store = "processes-\(UUID().uuidString.prefix(8))"
         let urlA = "\(baseA)/v1/stores/\(store)", urlB = "\(baseB)/v1/stores/\(store)"
 
