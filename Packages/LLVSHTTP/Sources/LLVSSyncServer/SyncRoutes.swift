@@ -44,13 +44,18 @@ struct SyncRoutes: Sendable {
     // MARK: Handlers
 
     func health() async throws -> Response {
+        try await checkStorage("health check")
+        return try json(HealthResponse(status: "ok", storage: storage.kind))
+    }
+
+    /// Throws `storageUnavailable` (503), logging why, when the storage does not answer.
+    func checkStorage(_ check: String) async throws {
         do {
             try await storage.checkHealth()
         } catch {
-            logger.error("health check failed", metadata: ["error": "\(error)"])
+            logger.error("\(check) failed", metadata: ["error": "\(error)"])
             throw SyncHTTPError(.storageUnavailable, "The server's storage does not answer.")
         }
-        return try json(HealthResponse(status: "ok", storage: storage.kind))
     }
 
     /// 200 while the server takes requests; 503 while it shuts down (a load balancer then
@@ -60,12 +65,7 @@ struct SyncRoutes: Sendable {
         guard !Task.isShuttingDownGracefully else {
             throw SyncHTTPError(.overloaded, "The server is shutting down.")
         }
-        do {
-            try await storage.checkHealth()
-        } catch {
-            logger.error("readiness check failed", metadata: ["error": "\(error)"])
-            throw SyncHTTPError(.storageUnavailable, "The server's storage does not answer.")
-        }
+        try await checkStorage("readiness check")
         return try json(HealthResponse(status: "ready", storage: storage.kind))
     }
 
