@@ -50,15 +50,19 @@ import Glibc
             let (running, base) = try await ServerProcessTests.startServer(server, serverArguments)
             let client = scratch.path("client-\(round)")
             let pusher = try BackgroundTool(worker, [client, "\(base)/v1/stores/\(name)", Self.token, String(Self.versionCount)])
-            // Kill the server once the push is under way (waiting off the cooperative pool).
-            try await offCooperativePool {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while Self.acknowledged(pusher.stdout) < 2, pusher.process.isRunning, ContinuousClock.now < deadline {
-                    Thread.sleep(forTimeInterval: 0.005)
+            // Kill the server once the push has reached a random point well before its end.
+            // The wait and the kill run on one thread off the cooperative pool: a loaded
+            // pool (CI runs many suites at once) could otherwise resume this test only after
+            // the push had finished, and the kill would land on an idle server.
+            let killPoint = Int.random(in: 2...(Self.versionCount / 3))
+            let killed = try await offCooperativePool {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while Self.acknowledged(pusher.stdout) < killPoint, pusher.process.isRunning, ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.002)
                 }
+                return running.stop(signal: SIGKILL)
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...30)))
-            #expect(running.stop(signal: SIGKILL))
+            #expect(killed)
             try await Task.sleep(for: .milliseconds(100))
             _ = pusher.stop(signal: SIGKILL)
             let acknowledged = Self.acknowledged(pusher.stdout)

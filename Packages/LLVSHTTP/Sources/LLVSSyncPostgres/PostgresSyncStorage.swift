@@ -40,11 +40,7 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         self.client = client
         self.runner = Task { await client.run() }
         do {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(742000001)", logger: logger)
-                for statement in Self.schema { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-                try await Self.migrateIdentifiersToBytes(connection, logger: logger)
-            }
+            try await client.query(PostgresQuery(unsafeSQL: Self.preparation), logger: logger)
         } catch {
             runner.cancel()
             throw SyncStorageError.unavailable("cannot prepare \(description): \(Self.describe(error))")
@@ -78,19 +74,23 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         """,
     ]
 
-    /// Converts a database made before identifiers were stored as bytes: `llvs_versions.id`
+    /// The schema's preparation, one statement (a `DO` block, so one round trip and one
+    /// transaction): under the schema's advisory lock, which is held only while the database
+    /// runs it (never while a client waits between statements), create the tables if needed,
+    /// then convert a database made before identifiers were stored as bytes: `llvs_versions.id`
     /// was `TEXT` (which cannot hold NUL), and becomes `BYTEA` holding each identifier's
-    /// UTF-8 bytes (`convert_to(id, 'UTF8')`), so every row is kept. Idempotent; runs under
-    /// the schema's advisory lock.
-    static func migrateIdentifiersToBytes(_ connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.query("""
-            SELECT data_type FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name = 'llvs_versions' AND column_name = 'id'
-            """, logger: logger)
-        var type: String?
-        for try await name in rows.decode(String.self) { type = name }
-        guard let type, type != "bytea" else { return }
-        try await connection.query("ALTER TABLE llvs_versions ALTER COLUMN id TYPE BYTEA USING convert_to(id, 'UTF8')", logger: logger)
+    /// UTF-8 bytes (`convert_to(id, 'UTF8')`), so every row is kept. Idempotent.
+    static var preparation: String {
+        """
+        DO $llvs$ BEGIN
+        PERFORM pg_advisory_xact_lock(742000001);
+        \(schema.map { $0 + ";" }.joined(separator: "\n"))
+        IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                   AND table_name = 'llvs_versions' AND column_name = 'id' AND data_type <> 'bytea') THEN
+            ALTER TABLE llvs_versions ALTER COLUMN id TYPE BYTEA USING convert_to(id, 'UTF8');
+        END IF;
+        END $llvs$
+        """
     }
 
     /// Runs `statements` in order on one connection to the database at `url`, outside any
