@@ -40,8 +40,15 @@ public final class EncryptedExchange: RestorationStateKeeping {
     public let store: Store
     /// The cursor into the other side's list of blobs and the heads known to be there.
     public let restoration = ExchangeRestorationState()
-    /// The transport's batch limit: a blob is a version's data and a few bytes more.
-    public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
+    /// The transport's batch limit, at most ``sealingBatchByteCount``: a blob is a version's
+    /// data and a few bytes more, and a send seals one batch while the next is read.
+    public var maximumBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
+
+    /// The most bytes of value data a batch seals at once (1 MiB): small enough that a
+    /// send reads each batch from the store while the one before is sealed and put, so
+    /// sealing adds little to the time reading takes; large enough that a batch is sealed
+    /// on every core.
+    public static let sealingBatchByteCount = 1_048_576
 
     /// True: a retrieved version presenting itself as a merge the store made must carry the
     /// identifier its record derives, or the retrieve stops before adding it

@@ -33,15 +33,16 @@ extension Exchange {
         progress?(report)
         try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
-        for batch in Self.batches(of: toSend, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
-            var versionChanges: [VersionChanges] = []
-            versionChanges.reserveCapacity(batch.count)
-            for version in batch {
-                var shipped = version
-                shipped.successors = .init()
-                versionChanges.append((shipped, try store.valueChanges(madeInVersionIdentifiedBy: version.id)))
-            }
-            try await send(versionChanges: versionChanges)
+        let batches = Self.batches(of: toSend, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes)
+        // Each batch is read from the store while the one before it is being sent (sealed,
+        // written, uploaded), so reading and sending overlap; batches still go one at a time
+        // and in order, so the other side never holds a version without its predecessors.
+        var readAhead = try batches.first.map(shippable)
+        for (index, batch) in batches.enumerated() {
+            guard let versionChanges = readAhead else { break }
+            async let sending: Void = send(versionChanges: versionChanges)
+            readAhead = index + 1 < batches.count ? try shippable(batches[index + 1]) : nil
+            try await sending
             sent += batch.map(\.id)
             report.completedVersionCount += batch.count
             report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(batch))
@@ -50,5 +51,19 @@ extension Exchange {
             try rememberRemoteVersions(batch.map(\.id))
         }
         return sent
+    }
+
+    /// `versions` as they are sent: without successors, each with the changes it made.
+    ///
+    /// - Throws: The store's errors.
+    private func shippable(_ versions: [Version]) throws -> [VersionChanges] {
+        var versionChanges: [VersionChanges] = []
+        versionChanges.reserveCapacity(versions.count)
+        for version in versions {
+            var shipped = version
+            shipped.successors = .init()
+            versionChanges.append((shipped, try store.valueChanges(madeInVersionIdentifiedBy: version.id)))
+        }
+        return versionChanges
     }
 }
