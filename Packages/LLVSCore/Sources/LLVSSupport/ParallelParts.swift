@@ -1,35 +1,42 @@
 import Foundation
 
-/// Work over `0..<count` split into contiguous parts, one per core, run in parallel.
+/// Work over `0..<count` split into contiguous parts, one or more per core, run in parallel.
 public enum ParallelParts {
-    /// Runs `body` on contiguous ranges covering `0..<count`: one range per active core when
-    /// `count` is at least `minimumCount` (and there is more than one core), else the whole
-    /// range once, on the calling thread. Returns when every range has run.
+    /// Runs `body` on contiguous ranges covering `0..<count`: `partsPerCore` ranges per active
+    /// core (no more ranges than elements) when `count` is at least `minimumCount` (and there
+    /// is more than one core), else the whole range once, on the calling thread. Returns when
+    /// every range has run. More parts per core balance the work when other threads keep
+    /// some cores busy: a busy core then delays only its smaller parts.
     ///
     /// - Complexity: `body`'s work, divided among the cores.
-    public static func forEach(in count: Int, parallelFrom minimumCount: Int, _ body: @Sendable (Range<Int>) -> Void) {
-        let partCount = count >= minimumCount ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+    public static func forEach(in count: Int, parallelFrom minimumCount: Int, partsPerCore: Int = 1,
+                               _ body: @Sendable (Range<Int>) -> Void) {
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let partCount = count >= minimumCount && cores > 1 ? min(count, cores * min(max(1, partsPerCore), 64)) : 1
         guard partCount > 1 else {
             body(0..<max(count, 0))
             return
         }
-        let partLength = (count + partCount - 1) / partCount
+        // Parts differ by at most one element, so none is empty (and nothing overflows).
+        let base = count / partCount, extra = count % partCount
+        @Sendable func start(_ part: Int) -> Int { part * base + min(part, extra) }
         DispatchQueue.concurrentPerform(iterations: partCount) { part in
-            body(min(part * partLength, count)..<min((part + 1) * partLength, count))
+            body(start(part)..<start(part + 1))
         }
     }
 
     /// `transform` of every element of `elements`, in order, computed on contiguous parts as
-    /// ``forEach(in:parallelFrom:_:)`` splits them.
+    /// ``forEach(in:parallelFrom:partsPerCore:_:)`` splits them.
     ///
     /// - Throws: What `transform` threw for the first element (in order) it failed on; the
     ///   other parts run to their end or their own failure first.
     /// - Complexity: `transform`'s work, divided among the cores.
     public static func map<Element: Sendable, Output: Sendable, Failure: Error>(
-        _ elements: [Element], parallelFrom minimumCount: Int, _ transform: @Sendable (Element) throws(Failure) -> Output
+        _ elements: [Element], parallelFrom minimumCount: Int, partsPerCore: Int = 1,
+        _ transform: @Sendable (Element) throws(Failure) -> Output
     ) throws(Failure) -> [Output] {
         let parts = Locked<[Int: Result<[Output], Failure>]>([:])
-        forEach(in: elements.count, parallelFrom: minimumCount) { range in
+        forEach(in: elements.count, parallelFrom: minimumCount, partsPerCore: partsPerCore) { range in
             var outputs: [Output] = []
             outputs.reserveCapacity(range.count)
             do throws(Failure) {

@@ -1,3 +1,4 @@
+import Foundation
 import LLVSCore
 import LLVSSupport
 import Testing
@@ -5,11 +6,11 @@ import Testing
 /// `ParallelParts` covers its range exactly once, in contiguous parts, whether it splits it
 /// or not.
 @Suite struct ParallelPartsTests {
-    @Test(arguments: [0, 1, 7, 99, 100, 101, 10_007])
-    func everyIndexIsVisitedOnce(count: Int) {
+    @Test(arguments: [0, 1, 7, 99, 100, 101, 10_007], [1, 4, 0, -3, 1_000])
+    func everyIndexIsVisitedOnce(count: Int, partsPerCore: Int) {
         let visits = Locked([Int](repeating: 0, count: count))
         let parts = Locked<[Range<Int>]>([])
-        ParallelParts.forEach(in: count, parallelFrom: 100) { range in
+        ParallelParts.forEach(in: count, parallelFrom: 100, partsPerCore: partsPerCore) { range in
             parts.withLock { $0.append(range) }
             visits.withLock { for index in range { $0[index] += 1 } }
         }
@@ -19,6 +20,10 @@ import Testing
         #expect(sorted.last?.upperBound == count)
         #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
         if count < 100 { #expect(sorted.count == 1) }
+        // At most `partsPerCore` (1 to 64) parts per core, never an empty one.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(sorted.count <= max(1, cores * min(max(1, partsPerCore), 64)))
+        #expect(count == 0 || sorted.allSatisfy { !$0.isEmpty })
     }
 
     /// A failure `map` reports: the element it failed on.
@@ -26,19 +31,19 @@ import Testing
         let element: Int
     }
 
-    @Test(arguments: [0, 1, 7, 99, 100, 101, 10_007])
-    func mapKeepsTheOrderOfTheElements(count: Int) throws {
+    @Test(arguments: [0, 1, 7, 99, 100, 101, 10_007], [1, 4])
+    func mapKeepsTheOrderOfTheElements(count: Int, partsPerCore: Int) throws {
         let elements = Array(0..<count).map { $0 * 3 + 1 }
-        let mapped = try ParallelParts.map(elements, parallelFrom: 100) { (element) throws(Failure) -> String in "\(element)" }
+        let mapped = try ParallelParts.map(elements, parallelFrom: 100, partsPerCore: partsPerCore) { (element) throws(Failure) -> String in "\(element)" }
         #expect(mapped == elements.map { "\($0)" })
     }
 
-    @Test(arguments: [7, 10_007])
-    func mapThrowsTheFailureOfTheFirstElementThatFails(count: Int) {
+    @Test(arguments: [7, 10_007], [1, 4])
+    func mapThrowsTheFailureOfTheFirstElementThatFails(count: Int, partsPerCore: Int) {
         // Elements 5 and count − 2 fail: with two parts, each part fails on its own, and the
         // earlier element's failure is the one reported.
         #expect(throws: Failure(element: 5)) {
-            try ParallelParts.map(Array(0..<count), parallelFrom: 100) { (element) throws(Failure) -> Int in
+            try ParallelParts.map(Array(0..<count), parallelFrom: 100, partsPerCore: partsPerCore) { (element) throws(Failure) -> Int in
                 if element == 5 || element == count - 2 { throw Failure(element: element) }
                 return element
             }

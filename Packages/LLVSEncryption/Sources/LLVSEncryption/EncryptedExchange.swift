@@ -44,11 +44,11 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// data and a few bytes more, and a send seals one batch while the next is read.
     public var maximumBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
 
-    /// The most bytes of value data a batch seals at once (1 MiB): small enough that a
+    /// The most bytes of value data a batch seals at once (256 KiB): small enough that a
     /// send reads each batch from the store while the one before is sealed and put, so
     /// sealing adds little to the time reading takes; large enough that a batch is sealed
     /// on every core.
-    public static let sealingBatchByteCount = 1_048_576
+    public static let sealingBatchByteCount = 262_144
 
     /// True: a retrieved version presenting itself as a merge the store made must carry the
     /// identifier its record derives, or the retrieve stops before adding it
@@ -167,7 +167,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var listed: [Version.ID] = []
         var unknown: [String] = []
         var seen: Set<String> = []
-        nameLocalVersions()
+        // Local versions are named (a MAC each) only when the listing holds a name not known
+        // yet: it may be a version this store holds.
+        if cache.withLock({ cache in names.contains { cache.versionIdsByName[$0] == nil } }) { nameLocalVersions() }
         cache.withLock { cache in
             for name in names where seen.insert(name).inserted {
                 if let id = cache.versionIdsByName[name] {
@@ -267,7 +269,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
         let keys = currentKeys
         // Each version seals alone, so the batch is sealed on every core.
-        let blobs = try ParallelParts.map(versionChanges, parallelFrom: Self.parallelBlobCount) {
+        let blobs = try ParallelParts.map(versionChanges, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) {
             (entry) throws(EncryptionError) -> (name: String, data: Data) in
             let name = keys.name(of: entry.version.id)
             return (Hex.encode(name), try SealedVersion.seal(entry.version, changes: entry.valueChanges, name: name, keys: keys))
@@ -314,7 +316,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         }
         guard !added.isEmpty else { return }
         let keys = currentKeys
-        let names = ParallelParts.map(added, parallelFrom: Self.parallelBlobCount) { Hex.encode(keys.name(of: $0)) }
+        let names = ParallelParts.map(added, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) { Hex.encode(keys.name(of: $0)) }
         cache.withLock { cache in
             guard cache.namedVersionCount == start else { return }
             for (name, id) in zip(names, added) { cache.versionIdsByName[name] = id }
@@ -344,7 +346,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
             }
             // Each blob opens alone, so the batch is opened on every core.
             let keys = currentKeys
-            opened += try ParallelParts.map(fetched, parallelFrom: Self.parallelBlobCount) {
+            opened += try ParallelParts.map(fetched, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) {
                 (entry) throws(EncryptionError) -> (String, SealedVersion.Opened) in
                 (entry.name, try Self.open(name: entry.name, blob: entry.blob, keys: keys))
             }
@@ -394,6 +396,10 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// From how many blobs (or names) a batch is sealed, opened or named on every core: a
     /// version seals in about 15 µs, a parallel part costs a few µs to start.
     static let parallelBlobCount = 16
+
+    /// How many parts per core a batch is split into: a send seals one batch while the next
+    /// is read from the store on another thread, so parts that a busy core delays stay small.
+    static let partsPerCore = 4
 
     /// Fetches and opens the blobs of versions whose names are known but whose contents are
     /// no longer held; a version no listing named is `missing`.

@@ -457,6 +457,7 @@ public final class FaultyExchange: Exchange {
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
     private let calls = Locked([String: Int]())
+    private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))
 
     /// Stands in front of `inner`.
     public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil) {
@@ -485,6 +486,12 @@ public final class FaultyExchange: Exchange {
 
     /// How many times the part `name` was called.
     public func callCount(_ name: String) -> Int { calls.withLock { $0[name, default: 0] } }
+
+    /// The most batches that were being sent at once (a send loop sends one at a time).
+    public var mostSendsInFlight: Int { sends.withLock { $0.most } }
+
+    /// The identifiers of each batch sent, in the order their sends began.
+    public var sentBatches: [[Version.ID]] { sends.withLock { $0.batches } }
 
     private func count(_ name: String) throws {
         let number = calls.withLock { calls in
@@ -545,6 +552,12 @@ public final class FaultyExchange: Exchange {
     /// - Throws: The inner exchange's error, or ``InjectedFault``.
     public func send(versionChanges: [VersionChanges]) async throws {
         try count("send")
+        sends.withLock { sends in
+            sends.inFlight += 1
+            sends.most = max(sends.most, sends.inFlight)
+            sends.batches.append(versionChanges.map(\.version.id))
+        }
+        defer { sends.withLock { $0.inFlight -= 1 } }
         try await inner.send(versionChanges: versionChanges)
     }
 }

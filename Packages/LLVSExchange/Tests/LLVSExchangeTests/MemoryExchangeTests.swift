@@ -1,6 +1,7 @@
 import Foundation
 import LLVSCore
 import LLVSExchange
+import LLVSExchangeTesting
 import LLVSStore
 import LLVSTesting
 import LLVSZones
@@ -55,6 +56,37 @@ import Testing
         try await MemoryExchange(space: space, store: b).retrieve()
         #expect(b.version(identifiedBy: version.id)?.timestamp == version.timestamp)
         #expect(try b.value(idString: "x", at: version.id)?.data == Data("1".utf8))
+    }
+
+    /// A send reads each batch while the one before is being sent, yet sends one batch at a
+    /// time, predecessors first, and the other side gets the whole history.
+    @Test func batchesAreSentOneAtATimePredecessorsFirst() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
+        var heads: [Version.ID] = []
+        var head = try a.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "root", data: Data("0".utf8))]).id
+        for branch in 0..<3 {
+            var tip = head
+            for step in 0..<8 {
+                tip = try a.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "b\(branch)-\(step)", data: Data(count: 100))]).id
+            }
+            heads.append(tip)
+        }
+        head = try a.makeVersion(basedOn: .init(idOfFirst: heads[0], idOfSecond: heads[1]), storing: []).id
+        let sender = FaultyExchange(MemoryExchange(space: space, store: a), maximumBatchByteCount: 150)
+        let sent = try await sender.send()
+        #expect(sent.count == 26, "the root, three branches of 8 and a merge")
+        #expect(sender.sentBatches.count >= 20, "batches of at most 150 bytes of 100-byte versions")
+        #expect(sender.mostSendsInFlight == 1)
+        #expect(sender.sentBatches.flatMap { $0 } == sent)
+        var before: Set<Version.ID> = []
+        for id in sent {
+            let version = try #require(a.version(identifiedBy: id))
+            #expect(version.predecessorIds.allSatisfy(before.contains), "\(id) was sent before a predecessor")
+            before.insert(id)
+        }
+        #expect(try await MemoryExchange(space: space, store: b).retrieve().count == 26)
+        #expect(try b.valueReferences(at: head).count == a.valueReferences(at: head).count)
     }
 
     @Test func listenersHearOfVersionsTheirStoreLacks() async throws {
