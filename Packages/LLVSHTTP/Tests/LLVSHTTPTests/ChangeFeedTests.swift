@@ -251,4 +251,31 @@ extension LongPollHubTests {
         #expect(String(decoding: body, as: UTF8.self).contains("\"status\":\"ready\""))
         await server.stop()
     }
+
+    /// A server whose database is gone (dropped under it) is not ready: 503 with the
+    /// storage-unavailable error within the storage check's timeout, and `/health` says the
+    /// same, so a load balancer sends its clients elsewhere.
+    @Test(.enabled(if: postgresURL != nil))
+    func aServerWhoseDatabaseIsGoneIsNotReady() async throws {
+        let baseURL = try #require(postgresURL)
+        let database = "llvs_ready_\(UUID().uuidString.prefix(8).lowercased())"
+        var components = try #require(URLComponents(string: baseURL))
+        components.path = "/\(database)"
+        let url = try #require(components.string)
+        try await PostgresSyncStorage.execute(["CREATE DATABASE \(database)"], url: baseURL)
+        let server = try await RunningServer(storage: try await PostgresSyncStorage(url: url))
+        let (before, _) = try await RawClient().request(.GET, server.baseURL + SyncAPI.readyPath)
+        #expect(before == 200)
+        try await PostgresSyncStorage.execute(["DROP DATABASE \(database) WITH (FORCE)"], url: baseURL)
+        for path in [SyncAPI.readyPath, SyncAPI.healthPath] {
+            let started = ContinuousClock.now
+            let (status, body) = try await RawClient().request(.GET, server.baseURL + path)
+            #expect(status == 503, "\(path): \(String(decoding: body, as: UTF8.self))")
+            #expect(String(decoding: body, as: UTF8.self).contains("storageUnavailable"), "\(path)")
+            // Within the storage check's 2 s, not the minute a connection attempt can wait
+            // (the bound leaves room for a loaded run).
+            #expect(ContinuousClock.now - started < .seconds(30), "\(path) answered after \(ContinuousClock.now - started)")
+        }
+        await server.stop()
+    }
 }
