@@ -50,6 +50,7 @@ let package = Package(
                 "LLVSEncryption",
                 "LLVSEncryptionTesting",
                 .product(name: "LLVSCore", package: "LLVSCore"),
+                .product(name: "LLVSSupport", package: "LLVSCore"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),

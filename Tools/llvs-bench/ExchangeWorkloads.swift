@@ -37,8 +37,9 @@ enum ExchangeWorkloads {
 /// (`FileSystemExchange`, sealed as carriers), memory (`MemoryExchange`, sealed as carriers)
 /// and a loopback sync server on SQLite (plain: `HTTPExchange` to a transparent store;
 /// sealed: `HTTPBlobTransport` to a blind store). Each direction is timed plain then sealed,
-/// five times (this machine's timings wander by a third from run to run); the medians are
-/// reported with their ratio, and the bytes a sealed version adds to its binary form.
+/// eleven times (this machine's timings wander by a third from run to run, and drift within
+/// one); the medians are reported with their ratio, and the bytes a sealed version adds to
+/// its binary form.
 enum EncryptedExchangeWorkloads {
     /// Where versions go, and how a fresh location for one run is made.
     enum Transport: String, CaseIterable {
@@ -56,7 +57,7 @@ enum EncryptedExchangeWorkloads {
         do {
             for transport in Transport.allCases {
                 var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
-                for _ in 0..<5 {
+                for _ in 0..<11 {
                     for sealed in [false, true] {
                         let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6e-\(UUID().uuidString)")
                         defer { try? FileManager.default.removeItem(at: shared) }

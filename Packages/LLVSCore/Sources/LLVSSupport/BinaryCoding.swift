@@ -15,6 +15,9 @@ public struct ByteWriter: Sendable {
     /// The bytes written so far, as `Data`.
     public var data: Data { Data(bytes) }
 
+    /// The bytes written, handed over without a copy (the writer is used up).
+    public consuming func takeBytes() -> [UInt8] { bytes }
+
     /// Appends one byte.
     public mutating func append(_ byte: UInt8) {
         bytes.append(byte)
@@ -265,11 +268,27 @@ public struct ByteReader: Sendable {
     /// - Throws: ``Error/invalidUTF8(offset:)`` for bytes that are not UTF-8, or a length
     ///   error.
     public mutating func readIdentifier<Identifier: StringIdentifier>(_ type: Identifier.Type = Identifier.self) throws(Error) -> Identifier {
+        try readSpecializedIdentifier(type)
+    }
+
+    /// Reads a value identifier (``readIdentifier(_:)`` specialized: the generic form, called
+    /// from another module, looked up type metadata on every read).
+    public mutating func readIdentifier(_ type: Value.ID.Type) throws(Error) -> Value.ID {
+        try readSpecializedIdentifier(type)
+    }
+
+    /// Reads a version identifier (``readIdentifier(_:)`` specialized).
+    public mutating func readIdentifier(_ type: Version.ID.Type) throws(Error) -> Version.ID {
+        try readSpecializedIdentifier(type)
+    }
+
+    @inline(__always)
+    private mutating func readSpecializedIdentifier<Identifier: StringIdentifier>(_ type: Identifier.Type) throws(Error) -> Identifier {
         let start = offset
         let count = try readLength()
         let bytesStart = offset
         guard let identifier = withBytes({ raw in
-            Identifier(validatingUTF8: UnsafeRawBufferPointer(rebasing: raw[bytesStart..<(bytesStart + count)]))
+            Identifier(validatingUTF8: UnsafeRawBufferPointer(start: raw.baseAddress.map { $0 + bytesStart }, count: count))
         }) else { throw .invalidUTF8(offset: start) }
         offset += count
         return identifier

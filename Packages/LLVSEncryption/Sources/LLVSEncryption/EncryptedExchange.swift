@@ -40,9 +40,11 @@ public final class EncryptedExchange: RestorationStateKeeping {
     public let store: Store
     /// The cursor into the other side's list of blobs and the heads known to be there.
     public let restoration = ExchangeRestorationState()
-    /// The transport's batch limit, at most ``sealingBatchByteCount``: a blob is a version's
-    /// data and a few bytes more, and a send seals one batch while the next is read.
-    public var maximumBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
+    /// The transport's batch limit: a blob is a version's data and a few bytes more.
+    public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
+
+    /// At most ``sealingBatchByteCount``: a send seals one batch while the next is read.
+    public var sendBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
 
     /// The most bytes of value data a batch seals at once (256 KiB): small enough that a
     /// send reads each batch from the store while the one before is sealed and put, so
@@ -180,22 +182,22 @@ public final class EncryptedExchange: RestorationStateKeeping {
             }
         }
         var pending: [String: UInt32] = [:]
-        for (name, opened) in try await openBlobs(named: unknown, sizes: page.sizes) {
-            switch opened {
-            case .version(let version, let changes):
-                listed.append(version.id)
-                cache.withLock { cache in
+        let opened = try await openBlobs(named: unknown, sizes: page.sizes)
+        cache.withLock { cache in
+            cache.opened.reserveCapacity(cache.opened.count + opened.count)
+            for (name, opened) in opened {
+                switch opened {
+                case .version(let version, let changes):
+                    listed.append(version.id)
                     cache.versionIdsByName[name] = version.id
                     let bytes = Self.valueBytes(changes)
                     let keep = cache.openedChangesBytes + bytes <= Self.openedChangesByteLimit
                     if keep { cache.openedChangesBytes += bytes }
                     cache.opened[version.id] = (version, keep ? changes : nil)
+                case .pending(let epoch):
+                    pending[name] = epoch
                 }
-            case .pending(let epoch):
-                pending[name] = epoch
             }
-        }
-        cache.withLock { cache in
             for name in seen where cache.versionIdsByName[name] != nil { cache.pending[name] = nil }
             cache.pending.merge(pending) { _, new in new }
         }

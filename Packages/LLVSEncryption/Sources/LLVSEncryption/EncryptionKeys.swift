@@ -117,7 +117,7 @@ public struct EncryptionKeys: Sendable {
     /// The 32-byte name of version `id` on the other side: HMAC-SHA256 under the name key of
     /// the identifier's UTF-8 bytes.
     public func name(of id: Version.ID) -> [UInt8] {
-        nameMAC.code(Array(id.rawValue.utf8))
+        id.withUTF8 { nameMAC.code(of: $0) }
     }
 
     /// The MACs blobs of `epoch` are sealed with, nil when its key has not arrived.
@@ -152,7 +152,7 @@ struct SealingMACs: Sendable {
 
     /// The synthetic nonce of `plaintext` in the blob named `name`: the first 12 bytes of
     /// HMAC-SHA256(nonce key, name ‖ plaintext).
-    func nonce(name: [UInt8], plaintext: Data) -> [UInt8] {
-        Array(nonce.code(name, plaintext).prefix(12))
+    func nonce(name: [UInt8], plaintext: some ContiguousBytes) -> [UInt8] {
+        Array(plaintext.withUnsafeBytes { nonce.code(of: $0, after: name) }.prefix(12))
     }
 }

@@ -32,14 +32,16 @@ enum SealedVersion {
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key,
     ///   or a payload of 4 GiB or more.
     static func seal(_ version: Version, changes: [Value.Change], name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
-        let payload = ExchangeBatch.encode([(version, changes)])
-        guard let length = UInt32(exactly: payload.count) else {
-            throw EncryptionError.invalidKey(reason: "a version of \(payload.count) bytes is too large to seal (at most 4 GiB)")
+        // The length, the batch and the padding in one buffer, sealed as it is.
+        var writer = ByteWriter(capacity: padme(4 + ExchangeBatch.estimatedByteCount([(version, changes)])))
+        writer.append(contentsOf: [0, 0, 0, 0])
+        ExchangeBatch.encode([(version, changes)], appendingTo: &writer)
+        var plaintext = writer.takeBytes()
+        guard let length = UInt32(exactly: plaintext.count - 4) else {
+            throw EncryptionError.invalidKey(reason: "a version of \(plaintext.count - 4) bytes is too large to seal (at most 4 GiB)")
         }
-        var plaintext = Data(capacity: padme(4 + payload.count))
-        appendBigEndian(length, to: &plaintext)
-        plaintext.append(payload)
-        plaintext.append(Data(count: padme(plaintext.count) - plaintext.count))
+        for index in 0..<4 { plaintext[index] = UInt8(truncatingIfNeeded: length >> (24 - 8 * index)) }
+        plaintext.append(contentsOf: repeatElement(0, count: padme(plaintext.count) - plaintext.count))
         return try seal(plaintext: plaintext, epoch: keys.currentEpoch, name: name, keys: keys)
     }
 
@@ -47,20 +49,19 @@ enum SealedVersion {
     /// does after framing, and what the vectors use to seal plaintexts no writer makes.
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when `epoch` has no key.
-    static func seal(plaintext: Data, epoch: UInt32, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
+    static func seal(plaintext: some DataProtocol & ContiguousBytes, epoch: UInt32, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
         guard let macs = keys.sealingMACs(ofEpoch: epoch) else {
             throw EncryptionError.invalidKey(reason: "epoch \(epoch) has no key")
         }
         let nonceBytes = macs.nonce(name: name, plaintext: plaintext)
-        var blob = Data(capacity: headerCount + plaintext.count + tagCount)
-        blob.append(chaChaPolyFormat)
-        appendBigEndian(epoch, to: &blob)
-        blob.append(contentsOf: nonceBytes)
         do {
             let box = try ChaChaPoly.seal(plaintext, using: macs.blobKey(name: name), nonce: try ChaChaPoly.Nonce(data: nonceBytes),
                                           authenticating: associatedData(format: chaChaPolyFormat, epoch: epoch, keys: keys, name: name))
-            blob.append(box.ciphertext)
-            blob.append(box.tag)
+            // The box's combined form is the nonce, the ciphertext and the tag: the blob after its format and epoch.
+            var blob = Data(capacity: 5 + box.combined.count)
+            blob.append(chaChaPolyFormat)
+            appendBigEndian(epoch, to: &blob)
+            blob.append(box.combined)
             return blob
         } catch {
             // Twelve bytes always make a nonce, and sealing fails only on such misuse.
@@ -86,18 +87,18 @@ enum SealedVersion {
     static func open(_ blob: Data, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Opened {
         let hexName = Hex.encode(name)
         guard let plaintext = try openPlaintext(blob, name: name, displayName: hexName, keys: keys) else {
-            let bytes = [UInt8](blob.prefix(5))
-            return .pending(epoch: bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            return .pending(epoch: blob.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         }
-        let padded = [UInt8](plaintext)
-        guard padded.count >= 4 else { throw EncryptionError.malformedContents(name: hexName, reason: "no length") }
-        let length = Int(padded[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-        guard length <= padded.count - 4, padme(4 + length) == padded.count, padded[(4 + length)...].allSatisfy({ $0 == 0 }) else {
-            throw EncryptionError.malformedContents(name: hexName, reason: "a length of \(length) does not fit a padded plaintext of \(padded.count) bytes")
+        let length = plaintext.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        guard plaintext.count >= 4, length <= plaintext.count - 4, padme(4 + length) == plaintext.count,
+              plaintext.withUnsafeBytes({ $0[(4 + length)...].allSatisfy { $0 == 0 } }) else {
+            throw EncryptionError.malformedContents(name: hexName, reason: plaintext.count < 4 ? "no length"
+                : "a length of \(length) does not fit a padded plaintext of \(plaintext.count) bytes")
         }
         let decoded: [VersionChanges]
         do {
-            decoded = try ExchangeBatch.decode(Data(padded[4..<(4 + length)]), location: "sealed version \(hexName)")
+            let start = plaintext.startIndex + 4
+            decoded = try ExchangeBatch.decode(Data(plaintext[start..<(start + length)]), location: "sealed version \(hexName)")
         } catch {
             throw EncryptionError.malformedContents(name: hexName, reason: error.description)
         }
@@ -117,25 +118,24 @@ enum SealedVersion {
     ///   does not match or a nonce that is not the plaintext's;
     ///   ``EncryptionError/unsupportedFormat(name:format:)``.
     static func openPlaintext(_ blob: Data, name: [UInt8], displayName: String, keys: EncryptionKeys) throws(EncryptionError) -> Data? {
-        let bytes = [UInt8](blob)
-        guard bytes.count >= headerCount + tagCount else {
-            throw EncryptionError.tampered(name: displayName, reason: "\(bytes.count) bytes is shorter than a header and a tag")
+        guard blob.count >= headerCount + tagCount else {
+            throw EncryptionError.tampered(name: displayName, reason: "\(blob.count) bytes is shorter than a header and a tag")
         }
-        guard bytes[0] == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: displayName, format: bytes[0]) }
-        let epoch = bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let format = blob[blob.startIndex]
+        guard format == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: displayName, format: format) }
+        let epoch = blob.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard let macs = keys.sealingMACs(ofEpoch: epoch) else { return nil }
+        // After the format and the epoch, a blob is a box's combined form: nonce, ciphertext, tag.
+        let combined = blob.dropFirst(5)
         let plaintext: Data
         do {
-            let box = try ChaChaPoly.SealedBox(nonce: try ChaChaPoly.Nonce(data: bytes[5..<headerCount]),
-                                               ciphertext: bytes[headerCount..<(bytes.count - tagCount)],
-                                               tag: bytes[(bytes.count - tagCount)...])
-            plaintext = try ChaChaPoly.open(box, using: macs.blobKey(name: name),
-                                            authenticating: associatedData(format: bytes[0], epoch: epoch, keys: keys, name: name))
+            plaintext = try ChaChaPoly.open(try ChaChaPoly.SealedBox(combined: combined), using: macs.blobKey(name: name),
+                                            authenticating: associatedData(format: format, epoch: epoch, keys: keys, name: name))
         } catch {
             throw EncryptionError.tampered(name: displayName, reason: "the tag does not match (\(error))")
         }
         // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
-        guard macs.nonce(name: name, plaintext: plaintext).elementsEqual(bytes[5..<headerCount]) else {
+        guard macs.nonce(name: name, plaintext: plaintext).elementsEqual(combined.prefix(12)) else {
             throw EncryptionError.tampered(name: displayName, reason: "the nonce is not the plaintext's")
         }
         return plaintext

@@ -4,6 +4,7 @@ import LLVSCore
 import LLVSEncryption
 import LLVSEncryptionTesting
 import LLVSExchange
+import LLVSExchangeTesting
 import LLVSStore
 import LLVSStoreTesting
 import LLVSTesting
@@ -20,6 +21,29 @@ import Testing
 
     func makeStore() throws -> Store {
         try Store(rootDirectoryURL: root.url.appendingPathComponent("store-\(UUID().uuidString)"))
+    }
+
+    /// A send seals batches of at most ``EncryptedExchange/sealingBatchByteCount`` bytes of
+    /// value data (each sealed while the next is read); a retrieve fetches, opens and adds
+    /// batches as large as the transport takes.
+    @Test func sendsSealSmallBatchesAndRetrievesTakeTheTransportsBatches() async throws {
+        let sender = try makeStore(), receiver = try makeStore()
+        var tip: Version.ID?
+        for step in 0..<12 {
+            tip = try sender.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100_000))]).id
+        }
+        let space = MemoryExchangeSpace()
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let carriers = FaultyExchange(MemoryExchange(space: space, store: sender))
+        let exchange = EncryptedExchange(sealing: carriers, keys: keys)
+        #expect(exchange.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
+        #expect(exchange.maximumBatchByteCount == carriers.maximumBatchByteCount)
+        #expect(try await exchange.send().count == 12)
+        #expect(carriers.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2], "two 100-kB versions a batch of 256 KiB")
+        let fetching = FaultyExchange(MemoryExchange(space: space, store: receiver))
+        #expect(try await EncryptedExchange(sealing: fetching, keys: keys).retrieve().count == 12)
+        #expect(fetching.callCount("retrieveValueChanges") == 1, "1.2 MB of blobs fit one batch of 5 MB")
+        #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
     }
 
     @Test(arguments: FileSystemExchange.DirectoryFormat.allCases)

@@ -8,7 +8,7 @@ extension Exchange {
     /// store when nil) minus what the other side is known to hold. The other side's list is
     /// first read from the remembered cursor, so versions others put there meanwhile are
     /// not sent again. Versions go in topological order, in batches of at most
-    /// ``maximumBatchByteCount`` bytes of value data; an interrupted send leaves the other
+    /// ``sendBatchByteCount`` bytes of value data; an interrupted send leaves the other
     /// side valid and the next send completes it.
     ///
     /// - Parameters:
@@ -33,7 +33,7 @@ extension Exchange {
         progress?(report)
         try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
-        let batches = Self.batches(of: toSend, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes)
+        let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount), bytes: Self.estimatedBytes)
         // Each batch is read from the store while the one before it is being sent (sealed,
         // written, uploaded), so reading and sending overlap; batches still go one at a time
         // and in order, so the other side never holds a version without its predecessors.

@@ -45,6 +45,13 @@ public protocol Exchange: AnyObject, Sendable {
     /// or ``send(versionChanges:)`` should carry (at least one version goes in a batch).
     var maximumBatchByteCount: Int { get }
 
+    /// The most bytes of value data ``send(upTo:progress:)`` reads from the store and hands
+    /// to ``send(versionChanges:)`` at once (it is never more than ``maximumBatchByteCount``).
+    /// A send reads each batch while the one before it is sent, so an exchange that works on
+    /// a batch before it leaves (an encrypted exchange seals it) asks for smaller batches, and
+    /// that work overlaps the reading. By default, ``maximumBatchByteCount``.
+    var sendBatchByteCount: Int { get }
+
     /// Whether ``retrieve(progress:)`` checks, before adding it, that each version presenting
     /// itself as a merge the store made carries the identifier its record derives (SPEC.md,
     /// "Merge identity"; `Store.addVersions(_:checkingMergeIdentifiers:)`). False by default:
@@ -104,6 +111,9 @@ public protocol Exchange: AnyObject, Sendable {
 extension Exchange {
     /// 5 MB per batch.
     public var maximumBatchByteCount: Int { 5_000_000 }
+
+    /// ``maximumBatchByteCount``.
+    public var sendBatchByteCount: Int { maximumBatchByteCount }
 
     /// Not checked.
     public var checksMergeIdentifiers: Bool { false }

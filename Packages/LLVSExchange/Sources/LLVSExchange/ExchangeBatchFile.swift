@@ -47,6 +47,14 @@ struct ExchangeBatchFile: Sendable {
 
     /// The encoded entry of `version` (its successors ignored) with `changes`.
     static func encodeEntry(_ version: Version, changes: [Value.Change]) -> [UInt8] {
+        var entry = ByteWriter(capacity: 80 + version.id.utf8Count + sectionByteCount(changes))
+        appendEntry(version, changes: changes, to: &entry)
+        return entry.bytes
+    }
+
+    /// Appends the entry of `version` (its successors ignored) with `changes` to `writer`:
+    /// the record, then the changes written in place after their exact length.
+    static func appendEntry(_ version: Version, changes: [Value.Change], to writer: inout ByteWriter) {
         var record = ByteWriter(capacity: 64 + version.id.utf8Count)
         record.appendIdentifier(version.id)
         let predecessors = version.predecessorIds
@@ -65,38 +73,52 @@ struct ExchangeBatchFile: Sendable {
             record.appendString(key.rawValue)
             record.appendLengthPrefixed(value.data)
         }
+        writer.appendLengthPrefixed(record.bytes)
 
-        var section = ByteWriter(capacity: changes.reduce(8) { $0 + estimatedSize(of: $1) })
-        section.appendVarint(UInt64(changes.count))
+        writer.appendVarint(UInt64(sectionByteCount(changes)))
+        writer.appendVarint(UInt64(changes.count))
         for change in changes {
             switch change {
             case .insert(let value), .update(let value):
-                if case .insert = change { section.append(1) } else { section.append(2) }
-                section.appendIdentifier(value.id)
-                section.appendLengthPrefixed(value.data)
+                if case .insert = change { writer.append(1) } else { writer.append(2) }
+                writer.appendIdentifier(value.id)
+                writer.appendLengthPrefixed(value.data)
                 if let stored = value.storedVersionId {
-                    section.append(1)
-                    section.appendIdentifier(stored)
+                    writer.append(1)
+                    writer.appendIdentifier(stored)
                 } else {
-                    section.append(0)
+                    writer.append(0)
                 }
             case .remove(let id):
-                section.append(3)
-                section.appendIdentifier(id)
+                writer.append(3)
+                writer.appendIdentifier(id)
             case .preserve(let reference):
-                section.append(4)
-                section.appendIdentifier(reference.valueId)
-                section.appendIdentifier(reference.storedVersionId)
+                writer.append(4)
+                writer.appendIdentifier(reference.valueId)
+                writer.appendIdentifier(reference.storedVersionId)
             case .preserveRemoval(let id):
-                section.append(5)
-                section.appendIdentifier(id)
+                writer.append(5)
+                writer.appendIdentifier(id)
             }
         }
+    }
 
-        var entry = ByteWriter(capacity: record.bytes.count + section.bytes.count + 20)
-        entry.appendLengthPrefixed(record.bytes)
-        entry.appendLengthPrefixed(section.bytes)
-        return entry.bytes
+    /// The exact length of the changes section ``appendEntry(_:changes:to:)`` writes for
+    /// `changes` (every round trip of a batch checks it: a wrong length fails to decode).
+    static func sectionByteCount(_ changes: [Value.Change]) -> Int {
+        func prefixed(_ count: Int) -> Int { ByteWriter.varintByteCount(UInt64(count)) + count }
+        var total = ByteWriter.varintByteCount(UInt64(changes.count))
+        for change in changes {
+            switch change {
+            case .insert(let value), .update(let value):
+                total += 2 + prefixed(value.id.utf8Count) + prefixed(value.data.count) + (value.storedVersionId.map { prefixed($0.utf8Count) } ?? 0)
+            case .remove(let id), .preserveRemoval(let id):
+                total += 1 + prefixed(id.utf8Count)
+            case .preserve(let reference):
+                total += 1 + prefixed(reference.valueId.utf8Count) + prefixed(reference.storedVersionId.utf8Count)
+            }
+        }
+        return total
     }
 
     /// A batch file holding `entries` (from ``encodeEntry(_:changes:)``), in order.
@@ -111,14 +133,6 @@ struct ExchangeBatchFile: Sendable {
     /// The SHA-256 of a batch file's bytes, which names it.
     static func digest(of data: Data) -> [UInt8] {
         Array(SHA256.hash(data: data))
-    }
-
-    private static func estimatedSize(of change: Value.Change) -> Int {
-        switch change {
-        case .insert(let value), .update(let value): return value.data.count + value.id.utf8Count + 50
-        case .remove(let id), .preserveRemoval(let id): return id.utf8Count + 2
-        case .preserve(let reference): return reference.valueId.utf8Count + reference.storedVersionId.utf8Count + 3
-        }
     }
 
     // MARK: Reading
@@ -314,7 +328,28 @@ public enum ExchangeBatch {
     ///
     /// - Complexity: O(n), n the bytes of the records and changes.
     public static func encode(_ versionChanges: [VersionChanges]) -> Data {
-        ExchangeBatchFile.encode(entries: versionChanges.map { ExchangeBatchFile.encodeEntry($0.version, changes: $0.valueChanges) })
+        var writer = ByteWriter(capacity: estimatedByteCount(versionChanges))
+        encode(versionChanges, appendingTo: &writer)
+        return writer.data
+    }
+
+    /// Appends the batch holding `versionChanges` to `writer`: the bytes ``encode(_:)``
+    /// returns, written in place (for a caller that frames or pads them).
+    ///
+    /// - Complexity: O(n), n the bytes of the records and changes.
+    public static func encode(_ versionChanges: [VersionChanges], appendingTo writer: inout ByteWriter) {
+        writer.append(contentsOf: ExchangeBatchFile.magic)
+        writer.appendVarint(UInt64(versionChanges.count))
+        for (version, changes) in versionChanges {
+            ExchangeBatchFile.appendEntry(version, changes: changes, to: &writer)
+        }
+    }
+
+    /// About the bytes ``encode(_:)`` writes for `versionChanges` (a buffer's capacity).
+    public static func estimatedByteCount(_ versionChanges: [VersionChanges]) -> Int {
+        versionChanges.reduce(ExchangeBatchFile.magic.count + 10) { total, entry in
+            total + 100 + entry.version.id.utf8Count * 3 + ExchangeBatchFile.sectionByteCount(entry.valueChanges)
+        }
     }
 
     /// The versions with their changes that `data` holds, in the order written.

@@ -456,15 +456,20 @@ public final class FaultyExchange: Exchange {
     public let failingCall: (name: String, number: Int)?
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
+    /// See ``Exchange/sendBatchByteCount``.
+    public let sendBatchByteCount: Int
     private let calls = Locked([String: Int]())
     private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))
 
-    /// Stands in front of `inner`.
-    public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil) {
+    /// Stands in front of `inner`, with `inner`'s batch sizes unless given (a maximum given
+    /// alone is the send batch size too).
+    public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil,
+                sendBatchByteCount: Int? = nil) {
         self.inner = inner
         self.reverseListing = reverseListing
         self.failingCall = failingCall
         self.maximumBatchByteCount = maximumBatchByteCount ?? inner.maximumBatchByteCount
+        self.sendBatchByteCount = sendBatchByteCount ?? maximumBatchByteCount ?? inner.sendBatchByteCount
     }
 
     /// The inner exchange's store.

@@ -89,6 +89,29 @@ import Testing
         #expect(try b.valueReferences(at: head).count == a.valueReferences(at: head).count)
     }
 
+    /// A send reads and sends batches of the send batch size; a retrieve adds batches of the
+    /// (larger) maximum.
+    @Test func sendsUseTheSendBatchSizeAndRetrievesTheMaximum() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
+        var tip: Version.ID?
+        for step in 0..<12 {
+            tip = try a.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100))]).id
+        }
+        let sender = FaultyExchange(MemoryExchange(space: space, store: a), maximumBatchByteCount: 5_000, sendBatchByteCount: 250)
+        #expect(try await sender.send().count == 12)
+        #expect(sender.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2], "at most 250 bytes of 100-byte versions a batch")
+        let receiver = FaultyExchange(MemoryExchange(space: space, store: b), maximumBatchByteCount: 5_000, sendBatchByteCount: 250)
+        #expect(try await receiver.retrieve().count == 12)
+        #expect(receiver.callCount("retrieveValueChanges") == 1, "1,200 bytes fit one batch of 5,000")
+        // A send batch larger than the maximum is held to the maximum.
+        let (_, c) = try memoryStore()
+        let capped = FaultyExchange(MemoryExchange(space: MemoryExchangeSpace(), store: c), maximumBatchByteCount: 250, sendBatchByteCount: 5_000)
+        try await MemoryExchange(space: space, store: c).retrieve()
+        #expect(try await capped.send().count == 12)
+        #expect(capped.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2])
+    }
+
     @Test func listenersHearOfVersionsTheirStoreLacks() async throws {
         let space = MemoryExchangeSpace()
         let (_, a) = try memoryStore(), (_, b) = try memoryStore()
