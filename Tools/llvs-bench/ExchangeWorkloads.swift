@@ -38,8 +38,9 @@ enum ExchangeWorkloads {
 /// and a loopback sync server on SQLite (plain: `HTTPExchange` to a transparent store;
 /// sealed: `HTTPBlobTransport` to a blind store). Each direction is timed plain then sealed,
 /// eleven times (this machine's timings wander by a third from run to run, and drift within
-/// one); the medians are reported with their ratio, and the bytes a sealed version adds to
-/// its binary form.
+/// one), each after the disk has been synchronized and the machine left idle for 30 ms; the
+/// medians are reported with their ratio, and the bytes a sealed version adds to its binary
+/// form.
 enum EncryptedExchangeWorkloads {
     /// Where versions go, and how a fresh location for one run is made.
     enum Transport: String, CaseIterable {
@@ -54,6 +55,12 @@ enum EncryptedExchangeWorkloads {
         var sealedBytes: Int64 = 0
         let parameters = ["versions": versionCount]
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        // Each timed direction starts on a quiet machine: what the last one wrote is on disk
+        // (not being written back beside the next), and the threads it woke are asleep.
+        func settle() async throws {
+            sync()
+            try await Task.sleep(for: .milliseconds(30))
+        }
         do {
             for transport in Transport.allCases {
                 var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
@@ -78,8 +85,10 @@ enum EncryptedExchangeWorkloads {
                         }
                         let clock = ContinuousClock()
                         var sent: [Version.ID] = [], retrieved: [Version.ID] = []
+                        try await settle()
                         let sendTime = try await clock.measure { sent = try await exchange(source.store).send() }
                         let target = try BenchmarkStore(backend: backend)
+                        try await settle()
                         let retrieveTime = try await clock.measure { retrieved = try await exchange(target.store).retrieve() }
                         guard sent.count == versionCount, retrieved.count == versionCount,
                               try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {

@@ -261,20 +261,62 @@ public final class EncryptedExchange: RestorationStateKeeping {
     ///   ``EncryptionError/writeTokenRejected(reason:)`` when a blind store wants another
     ///   write token; what the transport throws.
     public func send(versionChanges: [VersionChanges]) async throws {
-        try await send(versionChanges, catchingUp: true)
+        try await send(versionChanges, sealed: nil, catchingUp: true)
     }
 
-    /// Seals and puts; when a blind store refuses the write token and the keyring on the
-    /// other side has moved to a newer epoch, takes it and seals again under the new epoch
-    /// (never the old blobs under the new token: a removed device holds the old key).
-    private func send(_ versionChanges: [VersionChanges], catchingUp: Bool) async throws {
+    /// Seals the batch (on every core), so that a send seals each batch while the transport
+    /// writes the one before and the next is read from the store.
+    ///
+    /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key;
+    ///   ``EncryptionError/notEnrolled(reason:)`` once removed.
+    public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
-        let keys = currentKeys
-        // Each version seals alone, so the batch is sealed on every core.
-        let blobs = try ParallelParts.map(versionChanges, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) {
+        return PreparedBatch(versionChanges: versionChanges, work: try Self.seal(versionChanges, keys: currentKeys))
+    }
+
+    /// Puts the blobs ``prepare(forSending:)`` sealed, or seals the batch again when the
+    /// current epoch has changed since (never blobs of an older epoch after a rotation).
+    ///
+    /// - Throws: What ``send(versionChanges:)`` throws.
+    public func send(prepared batch: PreparedBatch) async throws {
+        try await send(batch.versionChanges, sealed: batch.work as? SealedBatch, catchingUp: true)
+    }
+
+    /// A batch's blobs, sealed under one epoch.
+    struct SealedBatch: Sendable {
+        /// The epoch the blobs were sealed under.
+        var epoch: UInt32
+        /// The versions sealed, in the batch's order.
+        var versionIds: [Version.ID]
+        /// Each version's blob, in the batch's order, named.
+        var blobs: [(name: String, data: Data)]
+    }
+
+    /// The blobs of `versionChanges` under the current epoch of `keys`. Each version seals
+    /// alone, so the batch is sealed on every core.
+    ///
+    /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key.
+    static func seal(_ versionChanges: [VersionChanges], keys: EncryptionKeys) throws(EncryptionError) -> SealedBatch {
+        let blobs = try ParallelParts.map(versionChanges, parallelFrom: parallelBlobCount, partsPerCore: partsPerCore) {
             (entry) throws(EncryptionError) -> (name: String, data: Data) in
             let name = keys.name(of: entry.version.id)
             return (Hex.encode(name), try SealedVersion.seal(entry.version, changes: entry.valueChanges, name: name, keys: keys))
+        }
+        return SealedBatch(epoch: keys.currentEpoch, versionIds: versionChanges.map(\.version.id), blobs: blobs)
+    }
+
+    /// Puts `sealed`, or the batch sealed now when `sealed` is of another epoch than the
+    /// current one; when a blind store refuses the write token and the keyring on the other
+    /// side has moved to a newer epoch, takes it and seals again under the new epoch (never
+    /// the old blobs under the new token: a removed device holds the old key).
+    private func send(_ versionChanges: [VersionChanges], sealed: SealedBatch?, catchingUp: Bool) async throws {
+        if let removal = membership.withLock({ $0?.removal }) { throw removal }
+        let keys = currentKeys
+        let blobs: [(name: String, data: Data)]
+        if let sealed, sealed.epoch == keys.currentEpoch, sealed.versionIds.elementsEqual(versionChanges.lazy.map(\.version.id)) {
+            blobs = sealed.blobs
+        } else {
+            blobs = try Self.seal(versionChanges, keys: keys).blobs
         }
         var names: [String: Version.ID] = [:]
         names.reserveCapacity(blobs.count)
@@ -284,7 +326,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
             differing = try await putBlobs(blobs, names: names)
         } catch EncryptionError.writeTokenRejected(let reason) {
             guard catchingUp, try await catchUpWithKeyring() else { throw EncryptionError.writeTokenRejected(reason: reason) }
-            return try await send(versionChanges, catchingUp: false)
+            return try await send(versionChanges, sealed: nil, catchingUp: false)
         }
         try await checkSentBefore(differing.filter { names[$0] != nil }, versionChanges: versionChanges, names: names)
         cache.withLock { $0.versionIdsByName.merge(names) { _, new in new } }

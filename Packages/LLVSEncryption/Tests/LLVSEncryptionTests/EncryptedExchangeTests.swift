@@ -237,6 +237,36 @@ import Testing
         #expect(try receiver.value(idString: "a", at: late.id)?.data == Data("late".utf8))
     }
 
+    /// A batch sealed ahead of its send (while the batch before it was sent) is sealed again
+    /// when the epoch changes before it is put: nothing of an older epoch goes out after a
+    /// rotation.
+    @Test func aBatchSealedAheadIsSealedAgainWhenTheEpochChanged() async throws {
+        let sender = try makeStore()
+        let version = try sender.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "x", data: Data("1".utf8))])
+        let batch: [VersionChanges] = [(version, try sender.valueChanges(madeInVersionIdentifiedBy: version.id))]
+        let space = MemoryExchangeSpace()
+        let exchange = EncryptedExchange(sealing: MemoryExchange(space: space, store: sender), keys: EncryptionKeys(storeKey: StoreEncryptionKey()))
+        let prepared = try exchange.prepare(forSending: batch)
+        try exchange.updateKeys { $0 = try $0.adding(epoch: 1, key: SymmetricKey(size: .bits256), makingCurrent: true) }
+        try await exchange.send(prepared: prepared)
+        let reader = MemoryExchange(space: space, store: try makeStore())
+        let carriers = try await reader.retrieveValueChanges(forVersionsIdentifiedBy: try await reader.retrieveAllVersionIdentifiers())
+        let blobs = carriers.values.compactMap { changes -> Data? in
+            guard case .insert(let value)? = changes.first else { return nil }
+            return value.data
+        }
+        #expect(blobs.count == 1)
+        #expect(blobs.allSatisfy { Array($0.prefix(5)) == [1, 0, 0, 0, 1] }, "format 1, epoch 1")
+
+        // Prepared under the current epoch, a batch goes out, and both versions open.
+        let next = try sender.makeVersion(basedOnPredecessor: version.id, inserting: [Value(idString: "y", data: Data("2".utf8))])
+        let ahead = try exchange.prepare(forSending: [(next, try sender.valueChanges(madeInVersionIdentifiedBy: next.id))])
+        try await exchange.send(prepared: ahead)
+        let all = try await reader.retrieveValueChanges(forVersionsIdentifiedBy: try await reader.retrieveAllVersionIdentifiers())
+        #expect(all.count == 2)
+        #expect(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: makeStore()), keys: exchange.currentKeys).retrieve().count == 2)
+    }
+
     /// What is on the other side is a carrier per version: no predecessors, timestamp 0,
     /// no metadata, one value.
     @Test func theOtherSideSeesOnlyCarriers() async throws {

@@ -34,15 +34,20 @@ extension Exchange {
         try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
         let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount), bytes: Self.estimatedBytes)
-        // Each batch is read from the store while the one before it is being sent (sealed,
-        // written, uploaded), so reading and sending overlap; batches still go one at a time
-        // and in order, so the other side never holds a version without its predecessors.
-        var readAhead = try batches.first.map(shippable)
-        for (index, batch) in batches.enumerated() {
-            guard let versionChanges = readAhead else { break }
-            async let sending: Void = send(versionChanges: versionChanges)
-            readAhead = index + 1 < batches.count ? try shippable(batches[index + 1]) : nil
+        // A pipeline of three: while batch k - 1 is sent (written, uploaded), batch k is
+        // prepared (sealed, say) and batch k + 1 read from the store. Batches still go one at
+        // a time and in order, so the other side never holds a version without its
+        // predecessors.
+        var read = try batches.first.map(shippable)
+        var prepared: (batch: [Version], prepared: PreparedBatch)?
+        for index in 0...batches.count {
+            let (toSend, toPrepare) = (prepared, read)
+            async let sending: Void = { if let toSend { try await send(prepared: toSend.prepared) } }()
+            async let preparing = toPrepare.map { try prepare(forSending: $0) }
+            read = index + 1 < batches.count ? try shippable(batches[index + 1]) : nil
+            prepared = try await preparing.map { (batches[index], $0) }
             try await sending
+            guard let batch = toSend?.batch else { continue }
             sent += batch.map(\.id)
             report.completedVersionCount += batch.count
             report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(batch))

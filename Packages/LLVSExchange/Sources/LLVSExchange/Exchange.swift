@@ -106,6 +106,34 @@ public protocol Exchange: AnyObject, Sendable {
     ///
     /// - Throws: An ``ExchangeError`` or the transport's error.
     func send(versionChanges: [VersionChanges]) async throws
+
+    /// Works on a batch ``send(upTo:progress:)`` has read, before it is sent. A send calls
+    /// this on each batch as soon as it is read, while the batch before it is being sent,
+    /// so the work overlaps the sending (an encrypted exchange seals the batch here, and
+    /// seals the next one while a transport writes this one). By default, nothing.
+    ///
+    /// - Throws: What the work throws; nothing of the batch is sent then.
+    func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch
+
+    /// Sends a batch ``prepare(forSending:)`` made, as ``send(versionChanges:)`` sends its
+    /// versions (which it does by default).
+    ///
+    /// - Throws: What ``send(versionChanges:)`` throws.
+    func send(prepared batch: PreparedBatch) async throws
+}
+
+/// A batch read for sending, with what ``Exchange/prepare(forSending:)`` made of it.
+public struct PreparedBatch: Sendable {
+    /// The versions with their changes, as read from the store.
+    public let versionChanges: [VersionChanges]
+    /// What the exchange made of them for its ``Exchange/send(prepared:)`` (nil by default).
+    public let work: (any Sendable)?
+
+    /// A batch of `versionChanges` with `work` done on it.
+    public init(versionChanges: [VersionChanges], work: (any Sendable)? = nil) {
+        self.versionChanges = versionChanges
+        self.work = work
+    }
 }
 
 extension Exchange {
@@ -114,6 +142,16 @@ extension Exchange {
 
     /// ``maximumBatchByteCount``.
     public var sendBatchByteCount: Int { maximumBatchByteCount }
+
+    /// The batch as it is, with no work done.
+    public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
+        PreparedBatch(versionChanges: versionChanges)
+    }
+
+    /// ``send(versionChanges:)`` of the batch's versions.
+    public func send(prepared batch: PreparedBatch) async throws {
+        try await send(versionChanges: batch.versionChanges)
+    }
 
     /// Not checked.
     public var checksMergeIdentifiers: Bool { false }

@@ -556,6 +556,26 @@ public final class FaultyExchange: Exchange {
     ///
     /// - Throws: The inner exchange's error, or ``InjectedFault``.
     public func send(versionChanges: [VersionChanges]) async throws {
+        try await counting(versionChanges) { try await inner.send(versionChanges: versionChanges) }
+    }
+
+    /// Forwards, counting (as "prepare"), so the inner exchange does its own work ahead.
+    ///
+    /// - Throws: The inner exchange's error, or ``InjectedFault``.
+    public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
+        try count("prepare")
+        return try inner.prepare(forSending: versionChanges)
+    }
+
+    /// Forwards, counting (as "send").
+    ///
+    /// - Throws: The inner exchange's error, or ``InjectedFault``.
+    public func send(prepared batch: PreparedBatch) async throws {
+        try await counting(batch.versionChanges) { try await inner.send(prepared: batch) }
+    }
+
+    /// Counts a send of `versionChanges` and the sends in flight around `body`.
+    private func counting(_ versionChanges: [VersionChanges], _ body: () async throws -> Void) async throws {
         try count("send")
         sends.withLock { sends in
             sends.inFlight += 1
@@ -563,6 +583,6 @@ public final class FaultyExchange: Exchange {
             sends.batches.append(versionChanges.map(\.version.id))
         }
         defer { sends.withLock { $0.inFlight -= 1 } }
-        try await inner.send(versionChanges: versionChanges)
+        try await body()
     }
 }

@@ -3,6 +3,7 @@ import LLVSCore
 import LLVSExchange
 import LLVSExchangeTesting
 import LLVSStore
+import LLVSSupport
 import LLVSTesting
 import LLVSZones
 import Testing
@@ -112,6 +113,23 @@ import Testing
         #expect(capped.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2])
     }
 
+    /// A send prepares each batch while the one before it is being sent: here the sending of
+    /// a batch waits until the next batch is prepared, which a send preparing only after
+    /// sending never does (the wait times out, and the order of events differs).
+    @Test func aSendPreparesTheNextBatchWhileOneIsSent() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
+        var tip: Version.ID?
+        for step in 0..<8 {
+            tip = try a.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100))]).id
+        }
+        let probe = PipelineProbe(MemoryExchange(space: space, store: a), batchCount: 4)
+        #expect(try await probe.send().count == 8)
+        #expect(probe.state.withLock { $0.events } == ["prepare 0", "prepare 1", "sent 0", "prepare 2", "sent 1", "prepare 3", "sent 2", "sent 3"])
+        #expect(probe.state.withLock { $0.timedOut } == 0)
+        #expect(try await MemoryExchange(space: space, store: b).retrieve().count == 8)
+    }
+
     @Test func listenersHearOfVersionsTheirStoreLacks() async throws {
         let space = MemoryExchangeSpace()
         let (_, a) = try memoryStore(), (_, b) = try memoryStore()
@@ -137,5 +155,65 @@ import Testing
         // The exchange state carried over from the first space does not stop a full send.
         other.restorationState = first.restorationState
         #expect(try await other.send().count == 1)
+    }
+}
+
+/// An exchange in front of another whose send of batch k waits (up to 10 s) until batch
+/// k + 1 is prepared, recording the order of preparations and sends; batches of 250 bytes.
+final class PipelineProbe: Exchange {
+    let inner: any Exchange
+    let batchCount: Int
+    let state = Locked((events: [String](), prepared: 0, timedOut: 0))
+
+    init(_ inner: any Exchange, batchCount: Int) {
+        self.inner = inner
+        self.batchCount = batchCount
+    }
+
+    var store: Store { inner.store }
+    var restorationState: Data? {
+        get { inner.restorationState }
+        set { inner.restorationState = newValue }
+    }
+    var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
+    var sendBatchByteCount: Int { 250 }
+    func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
+        try inner.updateRestorationState(body)
+    }
+    func prepareToRetrieve() async throws { try await inner.prepareToRetrieve() }
+    func prepareToSend() async throws { try await inner.prepareToSend() }
+    func retrieveAllVersionIdentifiers() async throws -> [Version.ID] { try await inner.retrieveAllVersionIdentifiers() }
+    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
+        try await inner.retrieveVersionIdentifiers(after: cursor)
+    }
+    func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
+        try await inner.retrieveVersions(identifiedBy: versionIds)
+    }
+    func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
+        try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
+    }
+    func send(versionChanges: [VersionChanges]) async throws { try await inner.send(versionChanges: versionChanges) }
+
+    func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
+        let number = state.withLock { state in
+            state.events.append("prepare \(state.prepared)")
+            state.prepared += 1
+            return state.prepared - 1
+        }
+        return PreparedBatch(versionChanges: versionChanges, work: number)
+    }
+
+    func send(prepared batch: PreparedBatch) async throws {
+        let number = batch.work as? Int ?? -1
+        let deadline = ContinuousClock.now + .seconds(10)
+        while number + 1 < batchCount, state.withLock({ $0.prepared }) <= number + 1 {
+            guard ContinuousClock.now < deadline else {
+                state.withLock { $0.timedOut += 1 }
+                break
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try await inner.send(versionChanges: batch.versionChanges)
+        state.withLock { $0.events.append("sent \(number)") }
     }
 }
