@@ -237,7 +237,7 @@ let modules: [Module] = [
     Module(name: "LLVSEncryptionTesting", kind: .testSupport, package: "LLVSEncryption",
            local: ["LLVSCore", "LLVSMerge", "LLVSStore"], external: []),
     Module(name: "LLVSEncryptionTests", kind: .test, package: "LLVSEncryption",
-           local: ["LLVSEncryption", "LLVSEncryptionTesting", "LLVSCore", "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting",
+           local: ["LLVSEncryption", "LLVSEncryptionTesting", "LLVSCore", "LLVSSupport", "LLVSStore", "LLVSStoreTesting", "LLVSExchange", "LLVSExchangeTesting",
                    "LLVSTesting", "LLVSTestingGenerators"],
            external: [crypto, propertyBased]),
 
