@@ -245,7 +245,7 @@ let modules: [Module] = [
     Module(name: "LLVSCoordinator", kind: .library, package: "LLVSCoordinator",
            local: ["LLVSSupport", "LLVSCore", "LLVSZones", "LLVSMerge", "LLVSStore", "LLVSExchange"], external: []),
     Module(name: "LLVSCoordinatorTests", kind: .test, package: "LLVSCoordinator",
-           local: ["LLVSSupport", "LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSTesting"],
+           local: ["LLVSSupport", "LLVSCoordinator", "LLVSCore", "LLVSZones", "LLVSStore", "LLVSExchange", "LLVSExchangeTesting", "LLVSTesting"],
            external: [propertyBased]),
 
     // Packages/LLVSHTTP

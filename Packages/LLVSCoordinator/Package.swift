@@ -43,6 +43,7 @@ let package = Package(
                 .product(name: "LLVSZones", package: "LLVSZones"),
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
+                .product(name: "LLVSExchangeTesting", package: "LLVSExchange"),
                 .product(name: "LLVSTesting", package: "LLVSTesting"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -2,6 +2,7 @@ import Foundation
 import LLVSCoordinator
 import LLVSCore
 import LLVSExchange
+import LLVSExchangeTesting
 import LLVSStore
 import LLVSSupport
 import LLVSTesting
@@ -95,7 +96,7 @@ func eventually(timeout: Duration = .seconds(20), _ condition: @Sendable () asyn
 
 /// An exchange in front of another that records the order of its `prepare` calls and
 /// pauses in `prepareToRetrieve`, so overlapping exchanges would show.
-final class RecordingExchange: Exchange {
+final class RecordingExchange: ForwardingExchange {
     let inner: any Exchange
     let pause: Duration
     private let events = Locked([String]())
@@ -107,16 +108,6 @@ final class RecordingExchange: Exchange {
 
     var recordedEvents: [String] { events.withLock { $0 } }
 
-    var store: Store { inner.store }
-    var restorationState: Data? {
-        get { inner.restorationState }
-        set { inner.restorationState = newValue }
-    }
-    func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
-        try inner.updateRestorationState(body)
-    }
-    var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
-
     func prepareToRetrieve() async throws {
         events.withLock { $0.append("retrieve") }
         try await Task.sleep(for: pause)
@@ -127,15 +118,4 @@ final class RecordingExchange: Exchange {
         try await Task.sleep(for: pause)
         try await inner.prepareToSend()
     }
-    func retrieveAllVersionIdentifiers() async throws -> [Version.ID] { try await inner.retrieveAllVersionIdentifiers() }
-    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
-        try await inner.retrieveVersionIdentifiers(after: cursor)
-    }
-    func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
-        try await inner.retrieveVersions(identifiedBy: versionIds)
-    }
-    func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
-        try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
-    }
-    func send(versionChanges: [VersionChanges]) async throws { try await inner.send(versionChanges: versionChanges) }
 }

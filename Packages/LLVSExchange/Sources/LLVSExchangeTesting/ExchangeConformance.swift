@@ -447,7 +447,7 @@ public struct InjectedFault: Error, Equatable, CustomStringConvertible {
 /// told), can list and return versions in reverse order, and can fail the n-th call of a
 /// part (a dropped connection, a killed transfer). The sync algorithm is the real one; its
 /// restoration state is the inner exchange's.
-public final class FaultyExchange: Exchange {
+public final class FaultyExchange: ForwardingExchange {
     /// The exchange in front of which this one stands.
     public let inner: any Exchange
     /// Whether listings and returned versions are reversed.
@@ -470,23 +470,6 @@ public final class FaultyExchange: Exchange {
         self.failingCall = failingCall
         self.maximumBatchByteCount = maximumBatchByteCount ?? inner.maximumBatchByteCount
         self.sendBatchByteCount = sendBatchByteCount ?? maximumBatchByteCount ?? inner.sendBatchByteCount
-    }
-
-    /// The inner exchange's store.
-    public var store: Store { inner.store }
-    /// The inner exchange's state.
-    public var restorationState: Data? {
-        get { inner.restorationState }
-        set { inner.restorationState = newValue }
-    }
-    /// The inner exchange's notifications.
-    public var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
-
-    /// Changes the inner exchange's state.
-    ///
-    /// - Throws: What `body` throws.
-    public func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
-        try inner.updateRestorationState(body)
     }
 
     /// How many times the part `name` was called.

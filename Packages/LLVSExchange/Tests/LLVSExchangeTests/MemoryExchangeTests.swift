@@ -15,6 +15,16 @@ import Testing
         return (directory, try Store(rootDirectoryURL: directory.url, storage: MemoryStorage()))
     }
 
+    /// A store holding a chain of `count` versions, each inserting one value of 100 bytes.
+    func chainOfHundredByteVersions(_ count: Int) throws -> (TemporaryDirectory, Store) {
+        let (directory, store) = try memoryStore()
+        var tip: Version.ID?
+        for step in 0..<count {
+            tip = try store.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100))]).id
+        }
+        return (directory, store)
+    }
+
     @Test func storesInOneProcessSyncThroughASpace() async throws {
         let space = MemoryExchangeSpace()
         let (_, a) = try memoryStore(), (_, b) = try memoryStore()
@@ -94,11 +104,7 @@ import Testing
     /// (larger) maximum.
     @Test func sendsUseTheSendBatchSizeAndRetrievesTheMaximum() async throws {
         let space = MemoryExchangeSpace()
-        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
-        var tip: Version.ID?
-        for step in 0..<12 {
-            tip = try a.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100))]).id
-        }
+        let (_, a) = try chainOfHundredByteVersions(12), (_, b) = try memoryStore()
         let sender = FaultyExchange(MemoryExchange(space: space, store: a), maximumBatchByteCount: 5_000, sendBatchByteCount: 250)
         #expect(try await sender.send().count == 12)
         #expect(sender.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2], "at most 250 bytes of 100-byte versions a batch")
@@ -118,11 +124,7 @@ import Testing
     /// sending never does (the wait times out, and the order of events differs).
     @Test func aSendPreparesTheNextBatchWhileOneIsSent() async throws {
         let space = MemoryExchangeSpace()
-        let (_, a) = try memoryStore(), (_, b) = try memoryStore()
-        var tip: Version.ID?
-        for step in 0..<8 {
-            tip = try a.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100))]).id
-        }
+        let (_, a) = try chainOfHundredByteVersions(8), (_, b) = try memoryStore()
         let probe = PipelineProbe(MemoryExchange(space: space, store: a), batchCount: 4)
         #expect(try await probe.send().count == 8)
         #expect(probe.state.withLock { $0.events } == ["prepare 0", "prepare 1", "sent 0", "prepare 2", "sent 1", "prepare 3", "sent 2", "sent 3"])
@@ -160,7 +162,7 @@ import Testing
 
 /// An exchange in front of another whose send of batch k waits (up to 10 s) until batch
 /// k + 1 is prepared, recording the order of preparations and sends; batches of 250 bytes.
-final class PipelineProbe: Exchange {
+final class PipelineProbe: ForwardingExchange {
     let inner: any Exchange
     let batchCount: Int
     let state = Locked((events: [String](), prepared: 0, timedOut: 0))
@@ -170,29 +172,7 @@ final class PipelineProbe: Exchange {
         self.batchCount = batchCount
     }
 
-    var store: Store { inner.store }
-    var restorationState: Data? {
-        get { inner.restorationState }
-        set { inner.restorationState = newValue }
-    }
-    var newVersionsAvailable: AsyncStream<Void> { inner.newVersionsAvailable }
     var sendBatchByteCount: Int { 250 }
-    func updateRestorationState<Failure: Error>(_ body: (inout Data?) throws(Failure) -> Void) throws(Failure) {
-        try inner.updateRestorationState(body)
-    }
-    func prepareToRetrieve() async throws { try await inner.prepareToRetrieve() }
-    func prepareToSend() async throws { try await inner.prepareToSend() }
-    func retrieveAllVersionIdentifiers() async throws -> [Version.ID] { try await inner.retrieveAllVersionIdentifiers() }
-    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
-        try await inner.retrieveVersionIdentifiers(after: cursor)
-    }
-    func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
-        try await inner.retrieveVersions(identifiedBy: versionIds)
-    }
-    func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
-        try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
-    }
-    func send(versionChanges: [VersionChanges]) async throws { try await inner.send(versionChanges: versionChanges) }
 
     func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
         let number = state.withLock { state in
