@@ -73,10 +73,11 @@ import Testing
         }
     }
 
-    /// Blobs changed on the other side: each is refused with a typed error, and nothing
-    /// from the retrieve is added.
-    @Test(arguments: Tampering.allCases)
-    func aTamperedBlobIsRefusedAndNothingIsAdded(_ tampering: Tampering) async throws {
+    /// Blobs changed on the other side, a shared directory or memory: each is refused with
+    /// a typed error, and nothing from the retrieve is added. (The blind server's store runs
+    /// a forged blob in `LLVSHTTPTests.BlindStoreTests`.)
+    @Test(arguments: Tampering.allCases, Carriers.allCases)
+    func aTamperedBlobIsRefusedAndNothingIsAdded(_ tampering: Tampering, carriers: Carriers) async throws {
         let sender = try makeStore(), receiver = try makeStore()
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         let versions = try LeakCheck.makeCorpus(in: sender)
@@ -120,13 +121,12 @@ import Testing
         case .truncated:
             replaced[a] = try blob(a).dropLast(7)
         }
-        let forged = MemoryExchangeSpace()
-        let writer = MemoryExchange(space: forged, store: try makeStore())
-        try await writer.send(versionChanges: records.map { record in
+        let forged = carriers.location(under: root.url)
+        try await forged(try makeStore()).send(versionChanges: records.map { record in
             (record, replaced[record.id].map { [.insert(Value(id: EncryptedExchange.sealedValueId, data: $0))] } ?? (blobs[record.id] ?? []))
         })
 
-        let exchange = EncryptedExchange(sealing: MemoryExchange(space: forged, store: receiver), keys: keys)
+        let exchange = EncryptedExchange(sealing: forged(receiver), keys: keys)
         await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
         #expect(receiver.queryHistory { $0.allVersionIdentifiers }.isEmpty, "something of a refused retrieve was added")
         #expect(exchange.restorationState == nil, "the cursor moved past a refused blob")
@@ -134,6 +134,23 @@ import Testing
 
     enum Tampering: String, CaseIterable, Sendable {
         case flippedBit, swappedBetweenNames, replayedFromAnotherStore, truncated
+    }
+
+    /// Where carriers are kept: a shared directory (format 2) or memory.
+    enum Carriers: String, CaseIterable, Sendable {
+        case directory, memory
+
+        /// A fresh location of this kind under `root`: an exchange with it for any store.
+        func location(under root: URL) -> (Store) -> any Exchange {
+            switch self {
+            case .directory:
+                let url = root.appendingPathComponent("carriers-\(UUID().uuidString)")
+                return { FileSystemExchange(rootDirectoryURL: url, store: $0) }
+            case .memory:
+                let space = MemoryExchangeSpace()
+                return { MemoryExchange(space: space, store: $0) }
+            }
+        }
     }
 
     /// What is not a sealed version in an encrypted location — a version sent in the clear,
