@@ -21,7 +21,8 @@ struct LLVSServerCommand: AsyncParsableCommand {
             --header-timeout [10 s]; a connection without progress for --idle-timeout [60 s] is closed; a \
             request body must arrive, and an answer be taken, within --request-timeout [300 s]. Over --max-connections [4096] or \
             --max-concurrent-body-bytes [128 MiB], requests get 503 with Retry-After [--retry-after 5]. \
-            At start the open-file limit is raised to its hard limit. GET /health needs no token; GET /metrics \
+            At start the open-file limit is raised to its hard limit. GET /health and GET /ready answer 503 when \
+            the database does not answer within --storage-check-timeout [2 s]. GET /health needs no token; GET /metrics \
             (Prometheus) needs a token listed under * or --metrics-token, unless --public-metrics.
             """,
         version: SyncServer.version)
@@ -65,6 +66,10 @@ struct LLVSServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("retry-after"), help: ArgumentHelp("Seconds a 503 answer asks clients to wait.", valueName: "seconds"))
     var retryAfterSeconds = SyncServerLimits.defaultRetryAfterSeconds
 
+    @Option(name: .customLong("storage-check-timeout"),
+            help: ArgumentHelp("Seconds /health and /ready wait for the database before answering 503.", valueName: "seconds"))
+    var storageCheckTimeout = 2.0
+
     @Option(name: .customLong("tls-certificate"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "pem"))
     var tlsCertificate: String?
 
@@ -102,7 +107,8 @@ struct LLVSServerCommand: AsyncParsableCommand {
             throw ValidationError("--max-concurrent-body-bytes must be at least --max-body-bytes (\(maximumBodyByteCount))")
         }
         guard maximumConnectionCount >= 1 else { throw ValidationError("--max-connections must be at least 1") }
-        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
+        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout),
+                                ("--storage-check-timeout", storageCheckTimeout)] {
             guard seconds.isFinite, seconds > 0, seconds <= 86_400 else { throw ValidationError("\(name) must be in (0, 86400] seconds") }
         }
         guard (0...3_600).contains(retryAfterSeconds) else { throw ValidationError("--retry-after must be in 0...3600") }
@@ -152,7 +158,8 @@ struct LLVSServerCommand: AsyncParsableCommand {
                 requestTimeout: .milliseconds(Int64(requestTimeout * 1000)), maximumConnectionCount: maximumConnectionCount,
                 maximumConcurrentBodyByteCount: maximumConcurrentBodyByteCount, retryAfterSeconds: retryAfterSeconds,
                 tls: tls, metricsAccess: metricsAccess, servesTransparentStores: !blindOnly,
-                changeFeed: try makeChangeFeed(storage: storage))
+                changeFeed: try makeChangeFeed(storage: storage),
+                storageCheckTimeout: .milliseconds(Int64(storageCheckTimeout * 1000)))
             let scheme = tls == nil ? "http" : "https"
             try await SyncServer(storage: storage, configuration: configuration).run(handlingSignals: true) { port in
                 let stores = blindOnly ? "blind stores at /v1/blind/NAME" : "stores at /v1/stores/NAME, blind stores at /v1/blind/NAME"

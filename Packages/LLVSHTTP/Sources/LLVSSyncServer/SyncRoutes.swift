@@ -48,21 +48,17 @@ struct SyncRoutes: Sendable {
         return try json(HealthResponse(status: "ok", storage: storage.kind))
     }
 
-    /// How long `/health` and `/ready` wait for the storage: a database that is gone can
-    /// keep a connection attempt waiting for a minute, and a load balancer's check wants an
-    /// answer within a second or two.
-    static let storageCheckTimeout: Duration = .seconds(2)
-
     /// Throws `storageUnavailable` (503), logging why, when the storage does not answer, or
-    /// not within ``storageCheckTimeout``.
+    /// not within ``SyncServerConfiguration/storageCheckTimeout``.
     func checkStorage(_ check: String) async throws {
         let storage = self.storage
+        let timeout = configuration.storageCheckTimeout
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await storage.checkHealth() }
                 group.addTask {
-                    try await Task.sleep(for: Self.storageCheckTimeout)
-                    throw SyncStorageError.unavailable("no answer within \(Self.storageCheckTimeout)")
+                    try await Task.sleep(for: timeout)
+                    throw SyncStorageError.unavailable("no answer within \(timeout)")
                 }
                 defer { group.cancelAll() }
                 try await group.next()

@@ -58,6 +58,11 @@ public struct SyncServerConfiguration: Sendable {
     /// transparent API (`/v1/stores/…`) answers 404, so no client can leave readable data on
     /// it. True by default.
     public var servesTransparentStores: Bool
+    /// How long `GET /health` and `GET /ready` wait for the storage to answer before they
+    /// answer 503 `storageUnavailable`: a database that is gone can keep a connection
+    /// attempt waiting for a minute, and a load balancer's check wants an answer within a
+    /// second or two. 2 s by default.
+    public var storageCheckTimeout: Duration
 
     /// Who may read `GET /metrics`.
     public enum MetricsAccess: Sendable, Hashable {
@@ -83,7 +88,8 @@ public struct SyncServerConfiguration: Sendable {
                 maximumConcurrentBodyByteCount: Int = SyncServerLimits.defaultMaximumConcurrentBodyByteCount,
                 retryAfterSeconds: Int = SyncServerLimits.defaultRetryAfterSeconds,
                 tls: SyncServerTLS? = nil, metricsAccess: MetricsAccess = .adminTokens,
-                servesTransparentStores: Bool = true, changeFeed: (any SyncChangeFeed)? = nil) {
+                servesTransparentStores: Bool = true, changeFeed: (any SyncChangeFeed)? = nil,
+                storageCheckTimeout: Duration = SyncServerLimits.defaultStorageCheckTimeout) {
         self.host = host
         self.port = port
         self.accessTokens = accessTokens
@@ -100,6 +106,7 @@ public struct SyncServerConfiguration: Sendable {
         self.metricsAccess = metricsAccess
         self.servesTransparentStores = servesTransparentStores
         self.changeFeed = changeFeed
+        self.storageCheckTimeout = storageCheckTimeout
     }
 }
 
@@ -131,6 +138,8 @@ public enum SyncServerLimits {
     public static let defaultMaximumConcurrentBodyByteCount = 128 << 20
     /// 5 s in `Retry-After`.
     public static let defaultRetryAfterSeconds = 5
+    /// 2 s for the storage to answer `/health` and `/ready`.
+    public static let defaultStorageCheckTimeout: Duration = .seconds(2)
     /// File descriptors kept free of connections for the database, logs and TLS files.
     public static let reservedFileDescriptorCount = 64
 

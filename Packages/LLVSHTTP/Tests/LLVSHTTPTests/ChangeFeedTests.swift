@@ -263,7 +263,9 @@ extension LongPollHubTests {
         components.path = "/\(database)"
         let url = try #require(components.string)
         try await PostgresSyncStorage.execute(["CREATE DATABASE \(database)"], url: baseURL)
-        let server = try await RunningServer(storage: try await PostgresSyncStorage(url: url))
+        let server = try await RunningServer(storage: try await PostgresSyncStorage(url: url)) {
+            $0.storageCheckTimeout = SyncServerLimits.defaultStorageCheckTimeout
+        }
         let (before, _) = try await RawClient().request(.GET, server.baseURL + SyncAPI.readyPath)
         #expect(before == 200)
         try await PostgresSyncStorage.execute(["DROP DATABASE \(database) WITH (FORCE)"], url: baseURL)

@@ -63,6 +63,9 @@ final class RunningServer: Sendable {
         var configuration = SyncServerConfiguration(port: port, accessTokens: try tokens ?? AccessTokens(["*": [testToken]]),
                                                     maximumBodyByteCount: maximumBodyByteCount,
                                                     storagePollInterval: .milliseconds(200), logger: logger)
+        // A loaded test run can keep a healthy storage from answering within the 2-s default:
+        // only the tests of an unanswering storage want the short check.
+        configuration.storageCheckTimeout = .seconds(60)
         configure(&configuration)
         let server = SyncServer(storage: storage, configuration: configuration)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
