@@ -94,6 +94,12 @@ func nioHTTP1(_ trait: String) -> Target.Dependency {
     .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: [trait]))
 }
 
+/// SwiftNIO's POSIX module for the targets that need `trait` (the HTTP client reads its
+/// connection errors).
+func nioPosix(_ trait: String) -> Target.Dependency {
+    .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: [trait]))
+}
+
 /// swift-log for the targets that need `trait`.
 func logging(_ trait: String) -> Target.Dependency {
     .product(name: "Logging", package: "swift-log", condition: .when(traits: [trait]))
@@ -261,7 +267,7 @@ let modules: [Module] = [
                       nioHTTPTypes, metrics, prometheus]),
     Module(name: "LLVSHTTPExchange", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSSyncProtocol", "LLVSCore", "LLVSStore", "LLVSExchange", "LLVSEncryption"],
-           external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), nioSSL("HTTPClient"), logging("HTTPClient")]),
+           external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), nioPosix("HTTPClient"), nioSSL("HTTPClient"), logging("HTTPClient")]),
     Module(name: "LLVSWebDAV", kind: .library, package: "LLVSHTTP",
            local: ["LLVSSupport", "LLVSStore", "LLVSZones", "LLVSExchange", "LLVSHTTPExchange"],
            external: [httpClient, nioCore("HTTPClient"), nioHTTP1("HTTPClient"), logging("HTTPClient")]),

@@ -153,9 +153,9 @@ import Testing
         let store = ["--store", scratch.path("s")]
         try llvs.succeed(["init"] + store)
         try llvs.succeed(["put", "title", "draft"] + store)
-        try llvs.succeed(["branch", "feature"] + store)
+        try llvs.succeed(["switch", "-c", "feature"] + store)
         try llvs.succeed(["put", "title", "feature title"] + store)
-        try llvs.succeed(["branch", "--main"] + store)
+        try llvs.succeed(["switch", "--main"] + store)
         #expect(try llvs.succeed(["get", "title"] + store).text == "draft", "the main line's HEAD did not move")
         try llvs.succeed(["put", "body", "text"] + store)
 

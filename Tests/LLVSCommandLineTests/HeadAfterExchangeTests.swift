@@ -40,7 +40,7 @@ import Testing
 
             // A writes (on the branch or the main line) and pushes.
             try llvs.succeed(["init"] + a)
-            if let branch { try llvs.succeed(["branch", branch] + a) }
+            if let branch { try llvs.succeed(["switch", "-c", branch] + a) }
             try llvs.succeed(["put", "k", "one"] + a)
             try llvs.succeed(["push"] + remote + a)
             let first = try state(a)

@@ -9,15 +9,15 @@ import Testing
         let alice = scratch.path("alice"), bob = scratch.path("bob")
         try llvs.succeed(["kv", "put", alice, "title", "Four score and seven years", "--scope", "item", "--author", "Alice"])
         try llvs.succeed(["kv", "put", alice, "meta", #"{"pages": 3}"#, "--json-value", "--author", "Alice"])
-        #expect(try llvs.succeed(["kv", "list", alice]).text == "meta\nitem\ttitle\n")
-        #expect(try llvs.succeed(["kv", "list", alice, "--scope", "item"]).text == "item\ttitle\n")
+        #expect(try llvs.succeed(["kv", "ls", alice]).text == "meta\nitem\ttitle\n")
+        #expect(try llvs.succeed(["kv", "ls", alice, "--scope", "item"]).text == "item\ttitle\n")
         #expect(try llvs.succeed(["kv", "get", alice, "title", "--scope", "item"]).text == "Four score and seven years\n")
         #expect(try llvs.succeed(["kv", "search", alice, "seven"]).text == "item\ttitle\n")
 
         // Bob starts from a copy of Alice's directory (a synced folder), then both edit.
         try FileManager.default.copyItem(atPath: alice, toPath: bob)
         try llvs.succeed(["kv", "put", alice, "title", "From Alice", "--scope", "item", "--author", "Alice"])
-        try llvs.succeed(["kv", "delete", bob, "title", "--scope", "item", "--author", "Bob"])
+        try llvs.succeed(["kv", "rm", bob, "title", "--scope", "item", "--author", "Bob"])
         let dryRun = try llvs.succeed(["kv", "merge", "--source", bob, "--dest", alice, "--dry-run"])
         #expect(dryRun.text == "would change 1 key\nitem\ttitle\n")
         #expect(try llvs.succeed(["kv", "get", alice, "title", "--scope", "item"]).text == "From Alice\n", "a dry run changes nothing")

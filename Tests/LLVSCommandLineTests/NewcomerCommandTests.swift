@@ -36,7 +36,7 @@ import Testing
         #expect(try below.run(["remote", "add", "origin", scratch.path("elsewhere")]).status == 64, "a name is added once")
         #expect(try below.run(["remote", "add", "dir", scratch.path("x"), "--token", Self.token]).status == 64, "no token for a directory")
         #expect(try below.run(["remote", "add", "-bad", scratch.path("x")]).status == 64)
-        let listed = try here.succeed(["remote", "list", "--json"])
+        let listed = try here.succeed(["remote", "ls", "--json"])
         #expect(try listed.array().compactMap { $0["name"] as? String } == ["hub", "origin"])
         #expect(try listed.array().first?["hasToken"] as? Bool == true)
         #expect(!listed.text.contains(Self.token), "tokens are not printed")
@@ -55,7 +55,7 @@ import Testing
         let byName = try here.succeed(["clone", "origin", scratch.path("by-name"), "--json"]).object()
         #expect(byName["retrieved"] as? Int == 1)
         #expect(try here.succeed(["get", "k", "--store", scratch.path("by-name")]).text == "one")
-        let origin = try here.succeed(["remote", "list", "--json", "--store", scratch.path("by-name")]).array()
+        let origin = try here.succeed(["remote", "ls", "--json", "--store", scratch.path("by-name")]).array()
         #expect(origin.first?["name"] as? String == "origin")
         #expect(origin.first?["location"] as? String == scratch.path("shared"))
         let byURL = try here.succeed(["clone", url, "--token", Self.token, scratch.path("by-url"), "--json"]).object()
@@ -67,9 +67,9 @@ import Testing
         #expect(try here.run(["clone", "origin", scratch.path("by-name")]).status == 1, "clone refuses an existing store")
 
         // remote remove forgets the name and its token.
-        try here.succeed(["remote", "remove", "hub"])
-        #expect(try here.run(["remote", "remove", "hub"]).status == 64)
-        #expect(try here.succeed(["remote", "list", "--json"]).array().count == 1)
+        try here.succeed(["remote", "rm", "hub"])
+        #expect(try here.run(["remote", "rm", "hub"]).status == 64)
+        #expect(try here.succeed(["remote", "ls", "--json"]).array().count == 1)
 
         // revert: undo a version on top of later work; the same revert again has nothing to do.
         try here.succeed(["put", "k", "two"])

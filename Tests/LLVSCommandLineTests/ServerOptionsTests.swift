@@ -52,8 +52,16 @@ import Testing
         try llvs.succeed(["init"] + a)
         try llvs.succeed(["init"] + b)
         try llvs.succeed(["put", "note", "over https"] + a)
-        let untrusted = try llvs.run(["push", "\(base)/v1/stores/notes", "--retries", "0"] + a)
+        // A certificate nobody trusts: said in words, with what to do, at once (no retries).
+        let started = ContinuousClock.now
+        let untrusted = try llvs.run(["push", "\(base)/v1/stores/notes"] + a)
         #expect(untrusted.status == 1, "a certificate nobody trusts: \(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("TLS certificate is not trusted"), "\(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("LLVS_CA_CERTIFICATES"), "\(untrusted.stderr)")
+        for leaked in ["BoringSSL", "handshakeFailed", ".swift", "is the server running"] {
+            #expect(!untrusted.stderr.contains(leaked), "\(leaked) in: \(untrusted.stderr)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(20), "retried a certificate that cannot become trusted")
         llvs.environment["LLVS_CA_CERTIFICATES"] = certificate
         #expect(try llvs.succeed(["push", "\(base)/v1/stores/notes", "--json"] + a).object()["sent"] as? Int == 1)
         #expect(try llvs.succeed(["pull", "\(base)/v1/stores/notes", "--json"] + b).object()["retrieved"] as? Int == 1)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LLVS
 
 /// `llvs-bench`: runs the workloads of BENCHMARKS.md and prints one JSON object per figure
 /// on stdout, then a table on stderr. Build in release: `swift run -c release llvs-bench`.
@@ -16,7 +17,8 @@ struct LLVSBench: AsyncParsableCommand {
             W12 (typed models: saves, fetches, fetch-all, a model merge beside a plain merge) is BENCHMARKS.md's typed-models workload.
             W13 (projections: W12's models in SQLite tables, the initial projection, updates after a save and a merge, queries).
             W14 (this project's own: read latency p50/p99/max while another thread commits versions, beside the same reads idle).
-            """)
+            """,
+        version: LLVSRelease.version)
 
     @Option(name: .long, help: "Run only this workload (for example W4). Repeatable.")
     var workload: [String] = []

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LLVSCore
 import LLVSModelTesting
 import LLVSStoreTesting
 import LLVSTesting
@@ -25,13 +26,16 @@ struct LLVSFuzz: AsyncParsableCommand {
             operations). Cases derive from the run seed, which is printed \
             first; a failing case prints its own seed (replay with --case-seed) and its shrunk history is written \
             to the output directory as JSON, the form regression tests load (--replay runs such a file).
+
             --models plays model histories instead (LLVSModel): edits of every merge strategy on several replicas, \
             merges made both ways round, hand-made criss-cross merges and exchanges, on every backend; each merge must \
             give one version whichever way round, and every replica must end on one head with identical models. \
             --plant first-argument plants the reference LLVS's order-dependent rule, and the run succeeds only if \
             it finds it.
+
             Build in release: swift run -c release llvs-fuzz --seconds 60
-            """)
+            """,
+        version: LLVSRelease.version)
 
     @Flag(help: "Fuzz the model layer: model histories checked for order-independent merges and convergence.")
     var models = false

@@ -31,6 +31,30 @@ enum CommandSuggestion {
         return nil
     }
 
+    /// The spellings of 0.7 that 0.8 renamed, kept as aliases for one release: the tool says
+    /// `rm` and `ls` everywhere (as `llvs rm` and `llvs ls` always did).
+    static let deprecatedSpellings: [String: String] = [
+        "kv delete": "kv rm", "kv list": "kv ls", "remote list": "remote ls", "remote remove": "remote rm",
+    ]
+
+    /// A note for arguments that name a command by a deprecated spelling
+    /// (``deprecatedSpellings``), or nil.
+    static func deprecationNote(for arguments: [String], root: any ParsableCommand.Type) -> String? {
+        var command = root
+        var path: [String] = []
+        for argument in arguments {
+            guard !argument.hasPrefix("-"),
+                  let next = command.configuration.subcommands.first(where: { names(of: $0).contains(argument) }) else { return nil }
+            path.append(argument)
+            if let replacement = deprecatedSpellings[path.joined(separator: " ")] {
+                let tool = root.configuration.commandName ?? "llvs"
+                return "`\(tool) \(path.joined(separator: " "))` is now `\(tool) \(replacement)`; the old spelling goes in the next release"
+            }
+            command = next
+        }
+        return nil
+    }
+
     /// The candidate closest to `word`: within two edits (one for words of up to three
     /// letters), or one that `word` is a prefix of; nil when none is close.
     static func suggestion(for word: String, among candidates: [String]) -> String? {

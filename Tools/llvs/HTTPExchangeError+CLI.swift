@@ -8,7 +8,7 @@ extension HTTPExchangeError {
     var exitStatus: Int32 {
         switch self {
         case .invalidStoreURL, .unusableCertificates: return 64
-        case .unauthorized, .rejected, .unavailable, .malformedResponse: return 1
+        case .unauthorized, .rejected, .unavailable, .malformedResponse, .untrustedCertificate: return 1
         }
     }
 
@@ -21,6 +21,7 @@ extension HTTPExchangeError {
         case .malformedResponse: return "malformedResponse"
         case .invalidStoreURL: return "invalidStoreURL"
         case .unusableCertificates: return "unusableCertificates"
+        case .untrustedCertificate: return "untrustedCertificate"
         }
     }
 
@@ -31,10 +32,17 @@ extension HTTPExchangeError {
             return "\(Self.withoutQuery(url)): the server refused the access token (401 unauthorized); pass a token valid for this store with --token or LLVS_TOKEN"
         case let .unavailable(url, attempts, reason):
             return "\(Self.withoutQuery(url)): no answer after \(Output.count(attempts, "attempt")): \(reason) (is the server running, and is the URL right?)"
+        case let .untrustedCertificate(url, reason):
+            return "\(Self.withoutQuery(url)): the server's TLS certificate is not trusted: \(reason). " + Self.trustHint
         case .rejected, .malformedResponse, .invalidStoreURL, .unusableCertificates:
             return description
         }
     }
+
+    /// What to do about a certificate the tool does not trust.
+    static let trustHint = "If the server uses a self-signed certificate or a private certificate authority, "
+        + "name that certificate (PEM) in the environment variable \(RemoteLocation.trustedCertificatesVariable); "
+        + "otherwise check the URL's host name."
 
     /// The request URL without its query (the cursor and limit mean nothing to a reader).
     private static func withoutQuery(_ url: String) -> Substring {

@@ -9,24 +9,26 @@ struct LLVSTool: AsyncParsableCommand {
         commandName: "llvs",
         abstract: "Work with an LLVS store: a versioned, decentralized key-value store.",
         discussion: """
-            The store is the directory named by --store, else $LLVS_STORE, else ./.llvs.
-            Versions can be named by a unique prefix of their identifier (any case), by HEAD
-            (the current version), and by NAME~N (the N-th first predecessor).
+            The store is the directory named by --store, else $LLVS_STORE, else the .llvs \
+            directory in the current directory or the nearest parent directory that has one (as git \
+            finds .git). Versions can be named by a unique prefix of their identifier (any case), by \
+            HEAD (the current version), by a branch's name (its tip), and by NAME~N (the N-th first \
+            predecessor).
 
-            push, pull and sync exchange through a shared directory, or with a store served over
-            HTTP (`llvs serve`, llvs-server) named by its URL, http[s]://HOST[:PORT]/v1/stores/NAME;
+            push, pull and sync exchange through a shared directory, or with a store served over \
+            HTTP (`llvs serve`, llvs-server) named by its URL, http[s]://HOST[:PORT]/v1/stores/NAME; \
             the access token comes from --token, else $LLVS_TOKEN.
 
-            Exit statuses: 0 success; 1 other failure; 2 no store; 3 unknown or ambiguous
-            version; 4 no such value; 5 the merge needs an arbiter; 6 verify found damage;
-            7 encryption (a wrong phrase, a device not enrolled, sealed data that does not hold
+            Exit statuses: 0 success; 1 other failure; 2 no store; 3 unknown or ambiguous \
+            version; 4 no such value; 5 the merge needs an arbiter; 6 verify found damage; \
+            7 encryption (a wrong phrase, a device not enrolled, sealed data that does not hold \
             up); 64 usage error.
             """,
-        version: "0.7.0",
+        version: LLVSRelease.version,
         subcommands: [
             InitCommand.self, PutCommand.self, GetCommand.self, RemoveCommand.self, ListCommand.self,
             LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
-            CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
+            SwitchCommand.self, CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
             SnapshotCommand.self, VerifyCommand.self, StatsCommand.self, RemoteCommand.self, CloneCommand.self,
             RevertCommand.self, ConflictsCommand.self, KeyValueCommand.self, QueryCommand.self, KeyCommand.self,
         ])
@@ -36,6 +38,7 @@ struct LLVSTool: AsyncParsableCommand {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let mistyped = CommandSuggestion.unknownCommand(in: arguments, root: LLVSTool.self) { report(CLIError.usage(mistyped)) }
+        if let note = CommandSuggestion.deprecationNote(for: arguments, root: LLVSTool.self) { Output.note("llvs: note: \(note)") }
         let command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)

@@ -54,6 +54,15 @@ final class StoreDirectory {
         /// Versions made by commands that did not complete: never merged, fast-forwarded to
         /// or pushed. Absent when there are none.
         var abandoned: [Version.ID]?
+        /// Branches made by `llvs branch NAME` (or `switch -c`), by name, with the version
+        /// each starts at: a branch exists before any version is recorded on it.
+        var createdBranches: [String: BranchStart]?
+    }
+
+    /// Where a branch made by `llvs branch NAME` starts.
+    struct BranchStart: Codable {
+        /// The version it was created at; nil when the store was empty.
+        var start: Version.ID?
     }
 
     let url: URL
@@ -246,6 +255,19 @@ final class StoreDirectory {
                 if let head, try id == head || history.isAncestor(id, of: head) { return nil }
                 return (id, branch)
             }
+        }
+    }
+
+    /// Whether a branch of that name exists: versions are recorded on it, or `llvs branch`
+    /// created it.
+    func branchExists(_ name: String) -> Bool {
+        state.createdBranches?[name] != nil || hasVersions(on: Branch(name))
+    }
+
+    /// Whether any version is recorded on `branch`.
+    func hasVersions(on branch: Branch) -> Bool {
+        store.queryHistory { history in
+            history.allVersionIdentifiers.contains { history.version(identifiedBy: $0)?.branch == branch }
         }
     }
 

@@ -59,6 +59,7 @@ final class ContactsDataSource: Sendable {
 struct LoCo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loco", abstract: "LoCo: a contact book that syncs through a shared directory.",
+        version: LLVSRelease.version,
         subcommands: [Add.self, Edit.self, Delete.self, List.self, Sync.self])
 
     struct Options: ParsableArguments {

@@ -53,6 +53,7 @@ struct TheMessage: AsyncParsableCommand {
         commandName: "the-message",
         abstract: "Post and read one message shared by everyone using the same exchange directory.",
         discussion: "The LLVS README's TheMessage sample, on Linux: `the-message post 'Hello'` on one machine, `the-message read` on another.",
+        version: LLVSRelease.version,
         subcommands: [Post.self, Read.self, Watch.self])
 
     struct Options: ParsableArguments {

@@ -5,7 +5,7 @@ import LLVS
 /// The remote of `push`, `pull` and `sync`: a remote's name (`llvs remote add`), a shared
 /// directory, or a store URL with its access token.
 struct RemoteOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("A remote's name (llvs remote list), a shared directory, a store URL (http[s]://HOST[:PORT]/v1/stores/NAME), or a WebDAV folder (webdav+https://HOST[:PORT]/PATH).",
+    @Argument(help: ArgumentHelp("A remote's name (llvs remote ls), a shared directory, a store URL (http[s]://HOST[:PORT]/v1/stores/NAME), or a WebDAV folder (webdav+https://HOST[:PORT]/PATH).",
                                  valueName: "remote"))
     var remote: String
 

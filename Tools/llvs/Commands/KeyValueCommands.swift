@@ -7,9 +7,9 @@ struct KeyValueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kv", abstract: "View and change a key-value database (KeyValueDatabase) directory.",
         discussion: """
-            DATABASE is a database directory as KeyValueDatabase(fileURL:) makes it (it holds
-            llvs-store.sqlite); the reference's kvcrdt tool takes the same place. Writes are
-            made as the author named by --author and leave the directory closed (its SQLite
+            DATABASE is a database directory as KeyValueDatabase(fileURL:) makes it (it holds \
+            llvs-store.sqlite); the reference's kvcrdt tool takes the same place. Writes are \
+            made as the author named by --author and leave the directory closed (its SQLite \
             file complete on its own).
             """,
         subcommands: [KVStatsCommand.self, KVListCommand.self, KVGetCommand.self, KVPutCommand.self, KVDeleteCommand.self,
@@ -135,7 +135,7 @@ struct KVStatsCommand: ParsableCommand {
 
 /// `llvs kv list`.
 struct KVListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys that have a value (scope, tab, key).")
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the keys that have a value (scope, tab, key).", aliases: ["list"])
 
     @OptionGroup var options: KVDatabaseOptions
 
@@ -210,7 +210,7 @@ struct KVPutCommand: ParsableCommand {
 
 /// `llvs kv delete`.
 struct KVDeleteCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a key (a tombstone that merges keep).")
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a key (a tombstone that merges keep).", aliases: ["delete"])
 
     @OptionGroup var options: KVDatabaseOptions
     @OptionGroup var keyOptions: KVKeyOptions

@@ -7,8 +7,8 @@ struct MergeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge", abstract: "Merge the other heads into HEAD.",
         discussion: """
-            Merges the heads on the main line and on the current branch (plus --branch ones, or
-            every head with --all) into HEAD, and moves HEAD to the result. Without --arbiter a
+            Merges the heads on the main line and on the current branch (plus --branch ones, or \
+            every head with --all) into HEAD, and moves HEAD to the result. Without --arbiter a \
             merge with conflicts fails (exit status 5) and lists them; nothing is written then.
             """)
 

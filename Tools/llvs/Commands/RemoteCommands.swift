@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LLVS
 
-/// `llvs remote add|list|remove`: names for remotes, with their access tokens.
+/// `llvs remote add|ls|rm`: names for remotes, with their access tokens.
 struct RemoteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote", abstract: "Name remotes (directories or store URLs), with their access tokens.",
@@ -41,7 +41,7 @@ struct RemoteAddCommand: ParsableCommand {
     func run() throws {
         let directory = try options.open(locking: true)
         var remotes = try NamedRemotes.load(from: directory.url)
-        if remotes.remotes[name] != nil { throw CLIError.usage("there is already a remote named \(name) (`llvs remote remove \(name)` first)") }
+        if remotes.remotes[name] != nil { throw CLIError.usage("there is already a remote named \(name) (`llvs remote rm \(name)` first)") }
         remotes.remotes[name] = NamedRemotes.Entry(location: location.key, token: token)
         try remotes.save(to: directory.url)
         if options.json { return try Output.json(RemoteListing(name: name, location: location.key, hasToken: token != nil)) }
@@ -49,9 +49,9 @@ struct RemoteAddCommand: ParsableCommand {
     }
 }
 
-/// `llvs remote list`.
+/// `llvs remote ls`.
 struct RemoteListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the named remotes (tokens are not shown).")
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the named remotes (tokens are not shown).", aliases: ["list"])
 
     @OptionGroup var options: StoreOptions
 
@@ -66,9 +66,9 @@ struct RemoteListCommand: ParsableCommand {
     }
 }
 
-/// `llvs remote remove NAME`.
+/// `llvs remote rm NAME`.
 struct RemoteRemoveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Forget a named remote and its token.", aliases: ["rm"])
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Forget a named remote and its token.", aliases: ["remove"])
 
     @OptionGroup var options: StoreOptions
 
@@ -78,7 +78,7 @@ struct RemoteRemoveCommand: ParsableCommand {
     func run() throws {
         let directory = try options.open(locking: true)
         var remotes = try NamedRemotes.load(from: directory.url)
-        guard remotes.remotes.removeValue(forKey: name) != nil else { throw CLIError.usage("there is no remote named \(name) (`llvs remote list` lists them)") }
+        guard remotes.remotes.removeValue(forKey: name) != nil else { throw CLIError.usage("there is no remote named \(name) (`llvs remote ls` lists them)") }
         try remotes.save(to: directory.url)
         if options.json {
             struct Removed: Encodable { var removed: String }
@@ -88,7 +88,7 @@ struct RemoteRemoveCommand: ParsableCommand {
     }
 }
 
-/// A remote in `llvs remote list --json`.
+/// A remote in `llvs remote ls --json`.
 struct RemoteListing: Encodable {
     var name: String
     var location: String

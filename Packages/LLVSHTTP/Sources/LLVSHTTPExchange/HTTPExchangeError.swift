@@ -13,6 +13,10 @@ public enum HTTPExchangeError: Error, Hashable, CustomStringConvertible {
     case invalidStoreURL(String)
     /// A PEM file of certificates to trust cannot be read or holds none.
     case unusableCertificates(path: String, reason: String)
+    /// The server's TLS certificate is not trusted (no trusted authority signed it, or it
+    /// does not name the host): trust its authority (``HTTPExchange`` takes the certificates
+    /// to trust) or fix the URL. Not retried: trying again does not change it.
+    case untrustedCertificate(url: String, reason: String)
 
     /// A sentence naming the problem.
     public var description: String {
@@ -29,6 +33,8 @@ public enum HTTPExchangeError: Error, Hashable, CustomStringConvertible {
             return "\(url) is not a store URL (http[s]://HOST[:PORT]/v1/stores/NAME)"
         case let .unusableCertificates(path, reason):
             return "cannot trust the certificates of \(path): \(reason)"
+        case let .untrustedCertificate(url, reason):
+            return "\(url): the server's TLS certificate is not trusted: \(reason)"
         }
     }
 }

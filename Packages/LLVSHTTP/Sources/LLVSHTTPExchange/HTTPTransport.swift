@@ -53,6 +53,8 @@ struct HTTPTransport: Sendable {
         switch outcome {
         case .gaveUp(let lastFailure):
             throw HTTPExchangeError.unavailable(url: target, attempts: retryPolicy.maximumAttempts, reason: lastFailure)
+        case .untrustedCertificate(let reason):
+            throw HTTPExchangeError.untrustedCertificate(url: target, reason: reason)
         case .answered(let answer):
             switch answer.status {
             case 200..<300:

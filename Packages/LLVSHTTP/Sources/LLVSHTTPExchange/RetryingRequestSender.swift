@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
 /// Sends one HTTP request, retrying transient failures as an ``HTTPRetryPolicy`` says: the
 /// part of ``HTTPExchange`` and of the WebDAV exchange that talks to the network. What an
@@ -34,6 +36,9 @@ package struct RetryingRequestSender: Sendable {
         case answered(Answer)
         /// Every attempt failed transiently; `lastFailure` says how the last one did.
         case gaveUp(lastFailure: String)
+        /// The TLS handshake failed on the server's certificate (not trusted, or not for this
+        /// host name), which trying again does not change; `reason` says which.
+        case untrustedCertificate(reason: String)
     }
 
     /// Sends the request until an answer that `isTransient` does not call transient, waiting
@@ -70,7 +75,8 @@ package struct RetryingRequestSender: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                lastFailure = "\(error)"
+                if let reason = Self.certificateFailure(error) { return .untrustedCertificate(reason: reason) }
+                lastFailure = Self.describe(error)
                 retryAfter = nil
                 continue
             }
@@ -78,6 +84,39 @@ package struct RetryingRequestSender: Sendable {
             lastFailure = describe(answer)
         }
         return .gaveUp(lastFailure: lastFailure)
+    }
+
+    /// Why the server's certificate was refused, when `error` is a TLS handshake that failed
+    /// on it; nil for every other failure.
+    package static func certificateFailure(_ error: any Error) -> String? {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return "the certificate does not name this host"
+        }
+        guard let error = error as? NIOSSLError, case .handshakeFailed(let boringSSL) = error else { return nil }
+        let text = "\(boringSSL)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "no trusted certificate authority signed it (self-signed, a private authority, or expired)"
+        }
+        return nil
+    }
+
+    /// A failure to connect in words, without the source paths and type names a NIO error
+    /// prints: the system's message for an errno, else the error's own description.
+    package static func describe(_ error: any Error) -> String {
+        if let error = error as? IOError { return "\(String(cString: strerror(error.errnoCode)).lowercased()) (errno \(error.errnoCode))" }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "the connection timed out"
+            case .deadlineExceeded: return "no answer within the request timeout"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: return "\(error)"
+            }
+        }
+        if let error = error as? NIOConnectionError {
+            return error.connectionErrors.first.map { describe($0.error) } ?? "the connection failed"
+        }
+        if let error = error as? NIOSSLError, case .handshakeFailed = error { return "the TLS handshake failed" }
+        return "\(error)"
     }
 
     /// `duration` as a NIO time amount: zero when negative, at most about 146 years, so that

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import LLVSCore
 import LLVSSyncStorage
 import NIOCore
 import NIOSSL
@@ -21,7 +22,7 @@ import NIOSSL
 /// `overloaded` with `Retry-After` over either), optional TLS, and `GET /metrics`.
 public struct SyncServer: Sendable {
     /// The version of the server (`llvs-server --version`).
-    public static let version = "0.7.0"
+    public static let version = LLVSRelease.version
 
     /// Where the stores are kept.
     public let storage: any SyncStorage

@@ -267,6 +267,8 @@ public struct WebDAVFolder: ExchangeFolder {
         case .gaveUp(let lastFailure):
             throw ExchangeError.transport(operation: operation, location: url,
                                           reason: "the server did not answer after \(retryPolicy.maximumAttempts) attempts (last: \(lastFailure))")
+        case .untrustedCertificate(let reason):
+            throw ExchangeError.transport(operation: operation, location: url, reason: "the server's TLS certificate is not trusted: \(reason)")
         case .answered(let answer):
             guard (200..<300).contains(answer.status) || accepting.contains(answer.status) else {
                 throw ExchangeError.transport(operation: operation, location: url, reason: Self.describe(answer.status))
