@@ -379,3 +379,9 @@ let package = Package(
     ],
     targets: declared.map(\.target)
 )
+
+// The documentation plugin, only for `Scripts/docs` (which sets LLVS_DOCS=1): a consumer of
+// this package never resolves it, and neither does an ordinary build.
+if Context.environment["LLVS_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

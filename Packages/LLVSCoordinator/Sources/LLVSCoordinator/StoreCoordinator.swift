@@ -6,10 +6,10 @@ import LLVSStore
 import LLVSSupport
 import LLVSZones
 
-/// The simplest way to use LLVS in an app: wraps a ``LLVSStore/Store``, tracks the version
+/// The simplest way to use LLVS in an app: wraps a `LLVSStore.Store`, tracks the version
 /// the app reads from and saves on (``currentVersion``, kept across launches), exchanges
-/// versions with other replicas through an ``LLVSExchange/Exchange``, merges what arrives
-/// with a ``LLVSMerge/MergeArbiter``, uploads snapshots by a ``LLVSExchange/SnapshotPolicy``
+/// versions with other replicas through an `LLVSExchange.Exchange`, merges what arrives
+/// with a `LLVSMerge.MergeArbiter`, uploads snapshots by a `LLVSExchange.SnapshotPolicy`
 /// and bootstraps a new replica from one.
 ///
 /// ```swift
@@ -203,7 +203,7 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
-    /// The arbiter merges resolve conflicts with (``LLVSMerge/MostRecentChangeFavoringArbiter``
+    /// The arbiter merges resolve conflicts with (`LLVSMerge.MostRecentChangeFavoringArbiter`
     /// by default). For replicas to converge it must be deterministic and the same on every
     /// replica.
     public var mergeArbiter: any MergeArbiter & Sendable {

@@ -262,7 +262,7 @@ public struct ByteReader: Sendable {
         return string
     }
 
-    /// Reads what ``ByteWriter/appendIdentifier(_:)`` (or ``ByteWriter/appendString(_:)``)
+    /// Reads what `ByteWriter.appendIdentifier(_:)` (or ``ByteWriter/appendString(_:)``)
     /// writes, straight into an identifier (a UUID without making its string).
     ///
     /// - Throws: ``Error/invalidUTF8(offset:)`` for bytes that are not UTF-8, or a length

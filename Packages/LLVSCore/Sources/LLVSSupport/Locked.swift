@@ -12,7 +12,7 @@ import Darwin
 /// LLVS uses this rather than `Synchronization.Mutex`: on Linux, `Mutex` locks with futexes
 /// that the thread sanitizer cannot see, so every access it guards is reported as a race,
 /// which would hide real ones. This is a pthread mutex, which the sanitizer understands. A
-/// thread finding it held tries again for a few microseconds (``spinLimit`` tries) before it
+/// thread finding it held tries again for a few microseconds (`spinLimit` tries) before it
 /// sleeps: the locks LLVS takes are held for a microsecond or a few, and a sleeping thread
 /// takes tens of microseconds to wake, so a reader that meets a committing writer waits for
 /// the writer's few instructions rather than for a wake-up (W14 of `llvs-bench`).

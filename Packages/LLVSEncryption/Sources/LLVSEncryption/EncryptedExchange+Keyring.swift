@@ -54,7 +54,7 @@ extension EncryptedExchange {
     /// directly (``init(sealing:keys:)``).
     public var keyring: Keyring? { membership.withLock { $0?.keyring } }
 
-    /// Devices that asked to join (``requestEnrollment(of:through:)``) and are not enrolled,
+    /// Devices that asked to join (`requestEnrollment(of:through:)`) and are not enrolled,
     /// as the retrieves so far found them.
     public var enrollmentRequests: [DeviceRecord] {
         membership.withLock { $0.map { Array($0.enrollmentRequests.values).sorted { $0.idHex < $1.idHex } } ?? [] }
@@ -65,7 +65,7 @@ extension EncryptedExchange {
     ///
     /// - Throws: ``EncryptionError/keyringRejected(revision:reason:)`` when `keyring` does not
     ///   extend the keyring followed (no roll-back, no other chain);
-    ///   ``ExchangeError/conflictingVersion(_:location:)`` when another device published a
+    ///   `ExchangeError.conflictingVersion(_:location:)` when another device published a
     ///   revision of the same number first (retrieve, then make the change again);
     ///   ``EncryptionError/notEnrolled(reason:)`` when it holds no keys for this member.
     public func publish(_ keyring: Keyring) async throws {
@@ -151,7 +151,7 @@ extension EncryptedExchange {
     }
 
     /// Publishes `device`'s record into `transport` (no write token needed), as
-    /// ``requestEnrollment(of:through:)-(_,any Exchange)``.
+    /// `requestEnrollment(of:through:)-(_,any Exchange)`.
     ///
     /// - Throws: What `transport` throws.
     public static func requestEnrollment(of device: DeviceRecord, through transport: any SealedBlobTransport) async throws {

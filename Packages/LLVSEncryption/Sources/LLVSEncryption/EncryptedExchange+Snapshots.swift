@@ -39,7 +39,7 @@ extension EncryptedExchange: SnapshotExchange {
 
     /// Chunk `index` of `manifest`'s snapshot, opened (the padding taken off).
     ///
-    /// - Throws: ``ExchangeError/corruptSnapshotChunk(snapshotId:index:)`` when the other side
+    /// - Throws: `ExchangeError.corruptSnapshotChunk(snapshotId:index:)` when the other side
     ///   lacks it; ``EncryptionError`` when it does not open; what the transport throws.
     public func retrieveSnapshotChunk(index: Int, of manifest: SnapshotManifest) async throws -> Data {
         let name = chunkName(snapshot: snapshotName(of: manifest.snapshotId), index: index)

@@ -207,7 +207,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
 
     /// The versions with these identifiers, opened by a listing or fetched and opened now.
     ///
-    /// - Throws: ``ExchangeError/missingVersion(_:)`` for a version no listing named;
+    /// - Throws: `ExchangeError.missingVersion(_:)` for a version no listing named;
     ///   ``EncryptionError`` for a blob refused; what the wrapped exchange throws.
     public func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
         var versions: [Version] = []
@@ -226,7 +226,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// The changes of these versions, opened by a listing or fetched and opened now. Changes
     /// handed out are dropped from the exchange's memory.
     ///
-    /// - Throws: ``ExchangeError/missingValueChanges(_:)`` for a version no listing named;
+    /// - Throws: `ExchangeError.missingValueChanges(_:)` for a version no listing named;
     ///   ``EncryptionError`` for a blob refused; what the wrapped exchange throws.
     public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
         var result: [Version.ID: [Value.Change]] = [:]
@@ -254,7 +254,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// changes was sent before (by this device, or another making the same merge, with
     /// another nonce) and is left as it is; anything else is a conflict.
     ///
-    /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` naming the version (not
+    /// - Throws: `ExchangeError.conflictingVersion(_:location:)` naming the version (not
     ///   its blob) when the other side holds another version or other changes under its name
     ///   (a carrier exchange refuses the whole write then; a blind store keeps the others); ``EncryptionError/invalidKey(reason:)`` when
     ///   the current epoch has no key; ``EncryptionError/notEnrolled(reason:)`` once removed;

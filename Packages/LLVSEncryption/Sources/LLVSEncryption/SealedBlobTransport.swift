@@ -45,12 +45,14 @@ public protocol SealedBlobTransport: AnyObject, Sendable {
 
     /// Stores the blobs; a name stored already is left as it is.
     ///
-    /// - Parameter writeToken: The token of the current key epoch
-    ///   (``EncryptionKeys/writeToken(ofEpoch:)``), for transports that guard writes; nil for a
-    ///   device that holds no key yet (it may write only `device-` names).
+    /// - Parameters:
+    ///   - blobs: The blobs, each under its name.
+    ///   - writeToken: The token of the current key epoch
+    ///     (``EncryptionKeys/writeToken(ofEpoch:)``), for transports that guard writes; nil for a
+    ///     device that holds no key yet (it may write only `device-` names).
     /// - Returns: The names stored already with other bytes.
     /// - Throws: ``EncryptionError/writeTokenRejected(reason:)`` when the other side wants
-    ///   another token; ``ExchangeError/conflictingVersion(_:location:)`` naming the blob when
+    ///   another token; `ExchangeError.conflictingVersion(_:location:)` naming the blob when
     ///   the transport refuses the whole write for one name stored with other bytes; what the
     ///   transport throws.
     func put(_ blobs: [(name: String, data: Data)], writeToken: Data?) async throws -> [String]
@@ -178,7 +180,7 @@ public final class CarrierBlobTransport: SealedBlobTransport {
 
     /// Sends the blobs as carriers in one call (the token is not used).
     ///
-    /// - Throws: ``ExchangeError/conflictingVersion(_:location:)`` naming the carrier when the
+    /// - Throws: `ExchangeError.conflictingVersion(_:location:)` naming the carrier when the
     ///   exchange holds another carrier record under its name; what the exchange throws.
     public func put(_ blobs: [(name: String, data: Data)], writeToken: Data?) async throws -> [String] {
         try await exchange.send(versionChanges: blobs.map { Self.carrier(named: $0.name, holding: $0.data) })

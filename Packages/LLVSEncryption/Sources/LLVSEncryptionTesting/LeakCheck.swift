@@ -6,7 +6,7 @@ import LLVSStore
 /// The leak check of encrypted exchanges: a corpus whose every identifier, timestamp,
 /// metadata key and value is distinctive, the byte strings that would betray it, and a
 /// search for them in files and dumps of what the other side keeps. Used by the tests of
-/// every transport an ``EncryptedExchange`` runs over (a directory, the sync server on
+/// every transport an `EncryptedExchange` runs over (a directory, the sync server on
 /// SQLite and on PostgreSQL).
 public enum LeakCheck {
     /// A byte string that must not appear on the other side, and what it is.

@@ -354,7 +354,9 @@ public enum ExchangeBatch {
 
     /// The versions with their changes that `data` holds, in the order written.
     ///
-    /// - Parameter location: Where the bytes came from, for the error.
+    /// - Parameters:
+    ///   - data: The bytes of a batch file.
+    ///   - location: Where the bytes came from, for the error.
     /// - Throws: ``ExchangeError/malformedData(location:reason:)`` naming what is wrong: a bad
     ///   magic, a truncated or malformed entry or change, an invalid version record, a version
     ///   written twice, bytes after the last entry.

@@ -27,8 +27,11 @@ public protocol ExchangeFolder: Sendable {
     /// Publishes `data` at `path` atomically unless a file is there already, creating the
     /// folders on the way.
     ///
-    /// - Parameter durably: Whether the file must survive a crash once this returns; when
-    ///   false, ``synchronize(_:)`` makes it so later.
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - path: The file's path, relative to the folder.
+    ///   - durably: Whether the file must survive a crash once this returns; when
+    ///     false, ``synchronize(_:)`` makes it so later.
     /// - Returns: False, with nothing written, when a file was there.
     /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
     func create(_ data: Data, at path: String, durably: Bool) async throws -> Bool

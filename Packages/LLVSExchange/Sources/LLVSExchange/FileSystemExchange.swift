@@ -7,7 +7,7 @@ import LLVSStore
 /// The directory holds a ``FolderExchange``'s layout (SPEC.md, "File-system exchange"):
 /// format 2 (one binary batch file per send, a log of batch records) for directories
 /// created from now on, format 1 (two checksummed JSON files per version) for directories
-/// whose marker says so (made before batches, or with ``DirectoryFormat/versionFiles`` for
+/// whose marker says so (made before batches, or with `DirectoryFormat.versionFiles` for
 /// peers running an older LLVS). Files appear by `rename` of a fully written temporary file
 /// and are made durable with one `fsync` of each file and one of its folder (never a
 /// machine-wide `sync`); the log is appended in place, each exchange object to a segment
@@ -28,7 +28,7 @@ public final class FileSystemExchange: FolderBackedExchange {
     /// keeps its own).
     public var newDirectoryFormat: DirectoryFormat { folderExchange.newDirectoryFormat }
 
-    /// The format new directories get (``DirectoryFormat/batches``).
+    /// The format new directories get (`DirectoryFormat.batches`).
     public static let formatVersion = FolderExchange.formatVersion
     /// How old a temporary file must be before a sender removes it.
     public static let staleTemporaryFileAge = FolderExchange.staleTemporaryFileAge
@@ -37,13 +37,15 @@ public final class FileSystemExchange: FolderBackedExchange {
     /// on first use).
     ///
     /// - Parameters:
+    ///   - rootDirectoryURL: The shared directory.
+    ///   - store: The store whose versions are sent and retrieved.
     ///   - pollingInterval: How often ``newVersionsAvailable`` checks the directory.
     ///   - maximumPollingInterval: With it, the wait between checks of an idle directory
     ///     doubles from `pollingInterval` up to it (``PollingBackoff``); nil, the default:
     ///     every check `pollingInterval` apart (a local check is cheap).
     ///   - maximumBatchByteCount: The most bytes of value data per batch (5 MB by default).
     ///   - newDirectoryFormat: The layout of the directory if this exchange creates it:
-    ///     ``DirectoryFormat/batches`` (the default), or ``DirectoryFormat/versionFiles``
+    ///     `DirectoryFormat.batches` (the default), or `DirectoryFormat.versionFiles`
     ///     when peers running an LLVS from before format 2 must read it too.
     public init(rootDirectoryURL: URL, store: Store, pollingInterval: Duration = .seconds(1), maximumPollingInterval: Duration? = nil,
                 maximumBatchByteCount: Int = 5_000_000, newDirectoryFormat: DirectoryFormat = .batches) {

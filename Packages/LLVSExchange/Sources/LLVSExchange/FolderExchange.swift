@@ -85,6 +85,8 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
     /// Creates an exchange between `store` and `folder` (its marker created on first use).
     ///
     /// - Parameters:
+    ///   - store: The store whose versions are sent and retrieved.
+    ///   - folder: The shared folder.
     ///   - pollingInterval: How soon ``newVersionsAvailable`` checks the log again after it
     ///     changed.
     ///   - maximumPollingInterval: The longest wait between checks of an idle log; the wait

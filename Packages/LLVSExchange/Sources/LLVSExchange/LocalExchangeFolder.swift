@@ -2,8 +2,8 @@ import Foundation
 import LLVSZones
 
 /// An ``ExchangeFolder`` in a local directory (or a mounted share): files published by
-/// `rename`, made durable with `fsync` of the file and its folder (``DurableFile``), the
-/// log a ``FileVersionLog`` appended in place.
+/// `rename`, made durable with `fsync` of the file and its folder (`DurableFile`), the
+/// log a `FileVersionLog` appended in place.
 public struct LocalExchangeFolder: ExchangeFolder {
     /// The directory.
     public let rootDirectoryURL: URL
@@ -74,7 +74,7 @@ public struct LocalExchangeFolder: ExchangeFolder {
         try transport("remove", target) { try FileManager.default.removeItem(at: target) }
     }
 
-    /// A ``FileVersionLog`` in the directory at `path`.
+    /// A `FileVersionLog` in the directory at `path`.
     public func log(at path: String) -> any ExchangeFolderLog {
         Log(log: FileVersionLog(directoryURL: url(path)))
     }

@@ -13,7 +13,7 @@ public struct SnapshotManifest: Codable, Hashable, Sendable {
     /// The snapshot's identifier (a UUID for snapshots this library makes); restricted to
     /// `A–Z a–z 0–9 - _` and 128 characters, because it names a directory or a key.
     public var snapshotId: String
-    /// The storage's archive format (``LLVSZones/SnapshotCapable/snapshotFormat``).
+    /// The storage's archive format (`LLVSZones.SnapshotCapable.snapshotFormat`).
     public var format: String
     /// When the snapshot was made.
     public var createdAt: Date

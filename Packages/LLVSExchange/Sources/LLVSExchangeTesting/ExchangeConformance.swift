@@ -6,7 +6,7 @@ import LLVSSupport
 import LLVSTesting
 import Testing
 
-/// The checks every ``Exchange`` passes, whatever carries its versions: what
+/// The checks every `Exchange` passes, whatever carries its versions: what
 /// `ZoneConformance` is for storage backends. A new exchange is done when it passes every
 /// check. Its tests run each one against fresh locations of the other side:
 ///
@@ -53,7 +53,7 @@ public struct ExchangeConformance: Sendable {
         /// A send and a retrieve run at once on one exchange, many times, both keep what
         /// they record in the restoration state.
         case keepsStateOfConcurrentSendAndRetrieve
-        /// A ``SnapshotExchange`` sends a snapshot that a new store restores and then
+        /// A `SnapshotExchange` sends a snapshot that a new store restores and then
         /// retrieves what came after it; at a location that keeps no snapshots
         /// (``keepsSnapshots``), the snapshot is refused with an error and nothing else
         /// changes (passes trivially for exchanges without snapshots).
@@ -68,7 +68,7 @@ public struct ExchangeConformance: Sendable {
 
     /// Makes a new, empty location named as given and returns its exchange maker.
     public let makeLocation: @Sendable (String) async throws -> ExchangeMaker
-    /// Whether the locations keep snapshots. When not, a ``SnapshotExchange``'s snapshot is
+    /// Whether the locations keep snapshots. When not, a `SnapshotExchange`'s snapshot is
     /// refused with an error and the location goes on working.
     public let keepsSnapshots: Bool
 
@@ -454,9 +454,9 @@ public final class FaultyExchange: ForwardingExchange {
     public let reverseListing: Bool
     /// The part and call number that fail, if any.
     public let failingCall: (name: String, number: Int)?
-    /// See ``Exchange/maximumBatchByteCount``.
+    /// See `Exchange.maximumBatchByteCount`.
     public let maximumBatchByteCount: Int
-    /// See ``Exchange/sendBatchByteCount``.
+    /// See `Exchange.sendBatchByteCount`.
     public let sendBatchByteCount: Int
     private let calls = Locked([String: Int]())
     private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))

@@ -58,8 +58,10 @@ public final class ExchangeReplica: FuzzReplica {
     /// the first replica: what a simulation's `makeReplica` is. Each call of `factory`
     /// makes a new channel, so call it once per history.
     ///
-    /// - Parameter wrapping: Applied to every exchange the replicas make (their channels to
-    ///   each other and to the shared channel), for exchanges that wrap another.
+    /// - Parameters:
+    ///   - backend: The storage of every replica.
+    ///   - wrapping: Applied to every exchange the replicas make (their channels to
+    ///     each other and to the shared channel), for exchanges that wrap another.
     public static func factory(backend: StoreReplica.Backend,
                                wrapping: @escaping @Sendable (any Exchange) -> any Exchange = { $0 }) -> () throws -> ExchangeReplica {
         var channel: SharedExchangeChannel?
@@ -115,7 +117,7 @@ public final class ExchangeReplica: FuzzReplica {
     /// newest first, in up to ``outOfOrderOfferCount`` offers (each newest first inside
     /// too), and this replica retrieves after each: until the last offer, merges are listed
     /// whose predecessors are nowhere, which a retrieve must leave for later
-    /// (``ExchangeError/missingPredecessors(_:)``) while adding what it can. After the last
+    /// (`ExchangeError.missingPredecessors(_:)`) while adding what it can. After the last
     /// offer the channel again holds every predecessor of what it holds, as the exchange
     /// algorithm expects of a channel once a send is complete.
     ///
@@ -148,7 +150,7 @@ public final class ExchangeReplica: FuzzReplica {
     /// one second later and the same changes.
     ///
     /// - Returns: True when the channel refused the copy with
-    ///   ``ExchangeError/conflictingVersion(_:location:)``, false when it took it, and nil
+    ///   `ExchangeError.conflictingVersion(_:location:)`, false when it took it, and nil
     ///   when this replica does not hold `version`.
     /// - Throws: What the exchanges throw but that refusal.
     public func offerConflictingCopy(of version: Version.ID) async throws -> Bool? {

@@ -8,7 +8,7 @@ import LLVSSupport
 import LLVSSyncProtocol
 import NIOHTTP1
 
-/// A blind store of an `llvs-server` (``BlindAPI``) as the place an ``EncryptedExchange``
+/// A blind store of an `llvs-server` (`BlindAPI`) as the place an `EncryptedExchange`
 /// keeps its blobs: the server holds ordered opaque blobs and the SHA-256 of the current
 /// write token, nothing else.
 ///
@@ -114,7 +114,7 @@ public final class HTTPBlobTransport: SealedBlobTransport {
     /// Stores the blobs, in requests of at most 1,000 blobs and about
     /// ``maximumBatchByteCount`` bytes.
     ///
-    /// - Throws: ``EncryptionError/writeTokenRejected(reason:)`` (403), ``HTTPExchangeError``.
+    /// - Throws: `EncryptionError.writeTokenRejected(reason:)` (403), ``HTTPExchangeError``.
     public func put(_ blobs: [(name: String, data: Data)], writeToken: Data?) async throws -> [String] {
         var differing: [String] = []
         var batch: [(name: String, data: Data)] = []
@@ -150,7 +150,7 @@ public final class HTTPBlobTransport: SealedBlobTransport {
 
     /// Moves the store to the token `new`.
     ///
-    /// - Throws: ``EncryptionError/writeTokenRejected(reason:)`` when `current` is not the
+    /// - Throws: `EncryptionError.writeTokenRejected(reason:)` when `current` is not the
     ///   store's token; ``HTTPExchangeError``.
     public func replaceWriteToken(current: Data, with new: Data) async throws {
         let body = try CanonicalJSON.encode(WriteTokenRequest(tokenHash: Hex.encode(EncryptionKeys.writeTokenHash(new))))

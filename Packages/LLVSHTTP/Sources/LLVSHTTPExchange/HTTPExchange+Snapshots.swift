@@ -7,7 +7,7 @@ import NIOHTTP1
 extension HTTPExchange {
     /// The server's newest snapshot manifest, or nil when it holds none.
     ///
-    /// - Throws: ``HTTPExchangeError``, or ``LLVSExchange/ExchangeError/invalidSnapshotManifest(location:reason:)``
+    /// - Throws: ``HTTPExchangeError``, or `LLVSExchange.ExchangeError.invalidSnapshotManifest(location:reason:)`
     ///   for an inconsistent manifest.
     public func retrieveSnapshotManifest() async throws -> SnapshotManifest? {
         guard let manifest = try await transport.json(SnapshotManifest.self, .GET, SyncAPI.StorePath.latestSnapshot, notFoundIsNil: true) else {
@@ -19,7 +19,7 @@ extension HTTPExchange {
 
     /// One chunk of the snapshot.
     ///
-    /// - Throws: ``LLVSExchange/ExchangeError/corruptSnapshotChunk(snapshotId:index:)`` when
+    /// - Throws: `LLVSExchange.ExchangeError.corruptSnapshotChunk(snapshotId:index:)` when
     ///   the server lacks it, or ``HTTPExchangeError``.
     public func retrieveSnapshotChunk(index: Int, of manifest: SnapshotManifest) async throws -> Data {
         let path = SyncAPI.StorePath.snapshotChunk(snapshotId: manifest.snapshotId, index: index)

@@ -11,8 +11,8 @@ import NIOHTTP1
 /// (`llvs serve`), over HTTP: the role `CloudKitExchange` plays in LLVS on Apple platforms.
 ///
 /// It speaks the sync API (SPEC.md section 15) with AsyncHTTPClient. The shared sync
-/// algorithm (``LLVSExchange/Exchange/retrieve(progress:)``,
-/// ``LLVSExchange/Exchange/send(upTo:progress:)``) gives it cursors, byte-bounded
+/// algorithm (`LLVSExchange.Exchange.retrieve(progress:)`,
+/// `LLVSExchange.Exchange.send(upTo:progress:)`) gives it cursors, byte-bounded
 /// batches, predecessor-first addition and progress; this type adds:
 /// - **Retries with backoff** on transient failures (``HTTPRetryPolicy``). Every request is
 ///   safe to repeat: a repeated push stores nothing twice.
@@ -21,7 +21,7 @@ import NIOHTTP1
 ///   failure midway.
 /// - **Notifications**: ``newVersionsAvailable`` long-polls the server's `events` endpoint
 ///   and yields as soon as another client pushes versions this store lacks.
-/// - **Snapshots** (``LLVSExchange/SnapshotExchange``), kept by the server.
+/// - **Snapshots** (`LLVSExchange.SnapshotExchange`), kept by the server.
 ///
 /// ```swift
 /// let exchange = try HTTPExchange(storeURL: URL(string: "http://127.0.0.1:7420/v1/stores/notes")!,
@@ -34,18 +34,20 @@ public final class HTTPExchange: RestorationStateKeeping, SnapshotExchange {
     public let storeURL: URL
     /// The local store.
     public let store: Store
-    /// See ``LLVSExchange/Exchange/maximumBatchByteCount``.
+    /// See `LLVSExchange.Exchange.maximumBatchByteCount`.
     public let maximumBatchByteCount: Int
     /// How long each notification long poll waits on the server, in seconds.
     public let notificationPollSeconds: Int
 
     let transport: HTTPTransport
-    /// The remembered cursor and remote heads (see ``LLVSExchange/Exchange/restorationState``).
+    /// The remembered cursor and remote heads (see `LLVSExchange.Exchange.restorationState`).
     public let restoration = ExchangeRestorationState()
 
     /// Creates an exchange between `store` and the store at `storeURL`.
     ///
     /// - Parameters:
+    ///   - store: The store whose versions are sent and retrieved.
+    ///   - storeURL: The served store, `http[s]://HOST[:PORT]/v1/stores/NAME`.
     ///   - accessToken: The bearer token the server expects for this store.
     ///   - httpClient: The client to send requests with (``defaultHTTPClient`` unless given).
     ///   - retryPolicy: How transient failures are retried.
@@ -106,7 +108,7 @@ public final class HTTPExchange: RestorationStateKeeping, SnapshotExchange {
     /// The records of these versions, fetched 1,000 at a time.
     ///
     /// - Throws: ``HTTPExchangeError``. A version the server lacks is left out (the sync
-    ///   algorithm reports it as ``LLVSExchange/ExchangeError/missingVersion(_:)``).
+    ///   algorithm reports it as `LLVSExchange.ExchangeError.missingVersion(_:)`).
     public func retrieveVersions(identifiedBy versionIds: [Version.ID]) async throws -> [Version] {
         var versions: [Version] = []
         for start in stride(from: 0, to: versionIds.count, by: SyncLimits.maximumIdentifiersPerRequest) {

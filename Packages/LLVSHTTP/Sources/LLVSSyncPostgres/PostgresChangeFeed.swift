@@ -5,13 +5,13 @@ import LLVSSyncProtocol
 import LLVSSyncStorage
 import PostgresNIO
 
-/// PostgreSQL's `LISTEN`/`NOTIFY` as the ``LLVSSyncStorage/SyncChangeFeed`` of server
+/// PostgreSQL's `LISTEN`/`NOTIFY` as the `LLVSSyncStorage.SyncChangeFeed` of server
 /// instances sharing one database: a push through any instance wakes the long polls
 /// waiting on every other within milliseconds.
 ///
 /// - Each instance holds one listening connection (from its storage's pool) on the channel
 ///   ``channel``, and makes it again when it is lost, then asks for every waited store to
-///   be read again (``LLVSSyncStorage/SyncChangeEvent/resynchronize``).
+///   be read again (`LLVSSyncStorage.SyncChangeEvent.resynchronize`).
 /// - Announcements are sent after the push committed, outside its transaction (a
 ///   `NOTIFY` inside it would hold PostgreSQL's notification lock until commit), coalesced
 ///   per store over ``coalescingInterval``, all in one statement. The payload is the store's
@@ -118,14 +118,14 @@ extension PostgresSyncStorage {
 
     /// The latest cursors of `stores`, in one query.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func latestCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor] {
         try await latestCursors(in: stores, table: "llvs_stores")
     }
 
     /// The latest blob cursors of `stores`, in one query.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func latestBlobCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor] {
         try await latestCursors(in: stores, table: "llvs_blind_stores")
     }

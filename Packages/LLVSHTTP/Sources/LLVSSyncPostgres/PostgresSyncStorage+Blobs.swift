@@ -39,9 +39,9 @@ extension PostgresSyncStorage {
         return row
     }
 
-    /// See ``LLVSSyncStorage/BlobSyncStorage/listBlobs(in:after:limit:)``.
+    /// See `LLVSSyncStorage.BlobSyncStorage.listBlobs(in:after:limit:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func listBlobs(in store: SyncStoreName, after cursor: SyncCursor?, limit: Int) async throws -> BlobListingPage {
         try await guarded {
             try await client.withConnection { connection in
@@ -62,9 +62,9 @@ extension PostgresSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/BlobSyncStorage/latestBlobCursor(in:)``.
+    /// See `LLVSSyncStorage.BlobSyncStorage.latestBlobCursor(in:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func latestBlobCursor(in store: SyncStoreName) async throws -> SyncCursor {
         try await guarded {
             try await client.withConnection { connection in
@@ -74,9 +74,9 @@ extension PostgresSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/BlobSyncStorage/blobs(in:named:)``.
+    /// See `LLVSSyncStorage.BlobSyncStorage.blobs(in:named:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func blobs(in store: SyncStoreName, named names: [String]) async throws -> [(name: String, data: Data)] {
         guard !names.isEmpty else { return [] }
         return try await guarded {
@@ -93,10 +93,10 @@ extension PostgresSyncStorage {
         return result
     }
 
-    /// See ``LLVSSyncStorage/BlobSyncStorage/putBlobs(_:in:writeTokenHash:)``.
+    /// See `LLVSSyncStorage.BlobSyncStorage.putBlobs(_:in:writeTokenHash:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/writeTokenRejected(_:)``,
-    ///   ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.writeTokenRejected(_:)`,
+    ///   `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func putBlobs(_ blobs: [(name: String, data: Data)], in store: SyncStoreName, writeTokenHash: Data?) async throws -> BlobPutOutcome {
         let logger = self.logger
         return try await guarded {
@@ -127,10 +127,10 @@ extension PostgresSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/BlobSyncStorage/replaceWriteTokenHash(in:currentTokenHash:with:)``.
+    /// See `LLVSSyncStorage.BlobSyncStorage.replaceWriteTokenHash(in:currentTokenHash:with:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/writeTokenRejected(_:)``,
-    ///   ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.writeTokenRejected(_:)`,
+    ///   `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func replaceWriteTokenHash(in store: SyncStoreName, currentTokenHash: Data, with newHash: Data) async throws {
         let logger = self.logger
         try await guarded {

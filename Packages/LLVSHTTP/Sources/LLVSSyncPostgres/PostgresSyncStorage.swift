@@ -12,7 +12,7 @@ import PostgresNIO
 /// several stateless `llvs-server` processes over one database serve the same stores
 /// consistently.
 ///
-/// The tables are those of ``LLVSSyncStorage/SQLiteSyncStorage`` (SPEC.md section 15, blind
+/// The tables are those of `LLVSSyncStorage.SQLiteSyncStorage` (SPEC.md section 15, blind
 /// stores' tables included),
 /// created on first use under an advisory lock so that servers starting together do not
 /// race. A push runs in one transaction that first locks its store's row in `llvs_stores`
@@ -30,7 +30,7 @@ public final class PostgresSyncStorage: BlobSyncStorage {
     /// Connects to the database at `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`,
     /// with `?sslmode=require` for TLS) and creates the tables if needed.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)`` for a malformed URL or
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)` for a malformed URL or
     ///   when the database cannot be reached.
     public init(url: String, logger: Logger = Logger(label: "llvs.postgres")) async throws {
         let configuration = try Self.configuration(url)
@@ -203,14 +203,14 @@ public final class PostgresSyncStorage: BlobSyncStorage {
 
     /// Runs `SELECT 1`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func checkHealth() async throws {
         try await guarded { try await client.query("SELECT 1", logger: logger) }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/listVersions(in:after:limit:)``.
+    /// See `LLVSSyncStorage.SyncStorage.listVersions(in:after:limit:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func listVersions(in store: SyncStoreName, after cursor: SyncCursor?, limit: Int) async throws -> SyncListingPage {
         try await guarded {
             try await client.withConnection { connection in
@@ -227,9 +227,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/latestCursor(in:)``.
+    /// See `LLVSSyncStorage.SyncStorage.latestCursor(in:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func latestCursor(in store: SyncStoreName) async throws -> SyncCursor {
         try await guarded {
             try await client.withConnection { connection in
@@ -239,9 +239,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/versionRecords(in:identifiedBy:)``.
+    /// See `LLVSSyncStorage.SyncStorage.versionRecords(in:identifiedBy:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func versionRecords(in store: SyncStoreName, identifiedBy ids: [Version.ID]) async throws -> [Data] {
         try await guarded {
             try await client.withConnection { connection in
@@ -259,9 +259,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         return result
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/valueChanges(in:identifiedBy:)``.
+    /// See `LLVSSyncStorage.SyncStorage.valueChanges(in:identifiedBy:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func valueChanges(in store: SyncStoreName, identifiedBy ids: [Version.ID]) async throws -> [(Version.ID, Data)] {
         guard !ids.isEmpty else { return [] }
         return try await guarded {
@@ -273,10 +273,10 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/push(_:to:)``: one transaction holding the store's row lock.
+    /// See `LLVSSyncStorage.SyncStorage.push(_:to:)`: one transaction holding the store's row lock.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unknownPredecessors(_:)``,
-    ///   ``LLVSSyncStorage/SyncStorageError/conflictingVersion(_:)``, ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unknownPredecessors(_:)`,
+    ///   `LLVSSyncStorage.SyncStorageError.conflictingVersion(_:)`, `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func push(_ versions: [StoredVersion], to store: SyncStoreName) async throws -> SyncPushOutcome {
         let logger = self.logger
         return try await guarded {
@@ -302,9 +302,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/snapshotManifest(in:)``.
+    /// See `LLVSSyncStorage.SyncStorage.snapshotManifest(in:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func snapshotManifest(in store: SyncStoreName) async throws -> Data? {
         try await guarded {
             let rows = try await client.query("SELECT manifest FROM llvs_snapshots WHERE store = \(store.rawValue)", logger: logger)
@@ -313,9 +313,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/storeSnapshotChunk(_:index:snapshotId:in:)``.
+    /// See `LLVSSyncStorage.SyncStorage.storeSnapshotChunk(_:index:snapshotId:in:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func storeSnapshotChunk(_ data: Data, index: Int, snapshotId: String, in store: SyncStoreName) async throws {
         try await guarded {
             try await client.query("""
@@ -325,9 +325,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/snapshotChunk(index:snapshotId:in:)``.
+    /// See `LLVSSyncStorage.SyncStorage.snapshotChunk(index:snapshotId:in:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func snapshotChunk(index: Int, snapshotId: String, in store: SyncStoreName) async throws -> Data? {
         try await guarded {
             let rows = try await client.query("""
@@ -338,9 +338,9 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         }
     }
 
-    /// See ``LLVSSyncStorage/SyncStorage/publishSnapshot(_:in:)``.
+    /// See `LLVSSyncStorage.SyncStorage.publishSnapshot(_:in:)`.
     ///
-    /// - Throws: ``LLVSSyncStorage/SyncStorageError/invalidSnapshot(_:)``, ``LLVSSyncStorage/SyncStorageError/unavailable(_:)``.
+    /// - Throws: `LLVSSyncStorage.SyncStorageError.invalidSnapshot(_:)`, `LLVSSyncStorage.SyncStorageError.unavailable(_:)`.
     public func publishSnapshot(_ manifest: SnapshotManifest, in store: SyncStoreName) async throws {
         try await SnapshotPublication.check(manifest) { index in
             try await self.snapshotChunk(index: index, snapshotId: manifest.snapshotId, in: store)

@@ -7,7 +7,7 @@ import LLVSSyncStorage
 import NIOCore
 import NIOSSL
 
-/// The LLVS sync server: the HTTP API of SPEC.md section 15 over a ``SyncStorage``. It
+/// The LLVS sync server: the HTTP API of SPEC.md section 15 over a `SyncStorage`. It
 /// plays the role CloudKit plays for LLVS on Apple platforms; `HTTPExchange` is its client.
 ///
 /// ```swift

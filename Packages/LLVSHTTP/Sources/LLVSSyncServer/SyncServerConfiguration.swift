@@ -16,11 +16,11 @@ public struct SyncServerConfiguration: Sendable {
     public var maximumBodyByteCount: Int
     /// How often the server re-reads the latest cursors of the stores clients wait on, for
     /// versions that other server processes sharing the database stored (where the change
-    /// feed polls: ``LLVSSyncStorage/SyncChangeFeed/pollsStorage``). One read per interval
+    /// feed polls: `LLVSSyncStorage.SyncChangeFeed.pollsStorage`). One read per interval
     /// for all those stores, however many clients wait.
     public var storagePollInterval: Duration
     /// How server processes sharing the storage hear of each other's pushes (nil: the
-    /// storage's own, ``LLVSSyncStorage/SyncStorage/makeChangeFeed()``: `LISTEN`/`NOTIFY` on
+    /// storage's own, `LLVSSyncStorage.SyncStorage.makeChangeFeed()`: `LISTEN`/`NOTIFY` on
     /// PostgreSQL, polling otherwise).
     public var changeFeed: (any SyncChangeFeed)?
     /// The logger for requests, pushes and failures.

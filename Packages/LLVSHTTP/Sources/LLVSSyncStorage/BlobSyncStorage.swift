@@ -94,7 +94,7 @@ public struct BlobPutOutcome: Sendable, Hashable {
 
 /// The write-token rule of blind stores, the same for every storage.
 ///
-/// A write holding a name outside ``BlindAPI/unguardedNamePrefix`` needs a token. The first
+/// A write holding a name outside `BlindAPI.unguardedNamePrefix` needs a token. The first
 /// such write to a store sets the token hash; later ones must present the token whose hash
 /// is stored. ``replacement(stored:current:new:)`` moves the store to a new token (a new key
 /// epoch): from then on the old token writes nothing.

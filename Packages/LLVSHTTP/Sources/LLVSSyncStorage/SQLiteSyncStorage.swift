@@ -22,7 +22,7 @@ public final class SQLiteSyncStorage: BlobSyncStorage {
     private let pool: DatabasePool
 
     /// Opens (creating if needed) the database at `fileURL`, creating its tables or
-    /// migrating an older schema (``migrator``).
+    /// migrating an older schema (`migrator`).
     ///
     /// - Throws: ``SyncStorageError/unavailable(_:)`` naming the file when it cannot be
     ///   opened, is not a sync server database, or was written by a newer version of the

@@ -12,7 +12,7 @@ import LLVSSyncProtocol
 /// The list of versions is the store's history in the order versions were added; sequence
 /// `n` is the `n`-th version added. The cursor's identity is new for each `StoreSyncStorage`,
 /// so after the peer restarts a client lists everything once. Versions other processes add
-/// to the store's directory are picked up (``Store/reloadHistory()``) before each listing.
+/// to the store's directory are picked up (`Store.reloadHistory()`) before each listing.
 ///
 /// A push is checked in full (predecessors, repeated versions) before anything is added, so
 /// a rejected push adds nothing; each version is then added with `Store.addVersion`, which

@@ -7,7 +7,7 @@ import LLVSStore
 
 /// An exchange through a folder on a WebDAV server (Nextcloud, ownCloud, Apache httpd with
 /// mod_dav, nginx, rclone, a NAS): the directory exchange's formats
-/// (``FolderExchange``) over a ``WebDAVFolder``. Stores syncing through one folder need
+/// (`FolderExchange`) over a ``WebDAVFolder``. Stores syncing through one folder need
 /// only an account there; wrap it in `EncryptedExchange` and the server holds ciphertext.
 ///
 /// ```swift
@@ -37,18 +37,21 @@ public final class WebDAVExchange: FolderBackedExchange {
     /// its parent must exist).
     ///
     /// - Parameters:
+    ///   - url: The shared folder, `http` or `https`.
+    ///   - store: The store whose versions are sent and retrieved.
     ///   - authorization: Basic credentials (over `https`) or a bearer token.
-    ///   - httpClient: The client (``HTTPExchange/defaultHTTPClient``, or one trusting a
-    ///     private CA: ``HTTPExchange/makeHTTPClient(trustingCertificatesIn:)``).
+    ///   - httpClient: The client (`HTTPExchange.defaultHTTPClient`, or one trusting a
+    ///     private CA: `HTTPExchange.makeHTTPClient(trustingCertificatesIn:)`).
     ///   - retryPolicy: How transient failures (`423`, `503` with `Retry-After`, a lost
     ///     connection) are retried.
     ///   - pollingInterval: How soon ``newVersionsAvailable`` polls again after the log
     ///     changed (an idle poll is one small conditional `GET`).
     ///   - maximumPollingInterval: The longest wait between polls of an idle folder: the wait
-    ///     doubles from `pollingInterval` up to it (``PollingBackoff``).
+    ///     doubles from `pollingInterval` up to it (`PollingBackoff`).
     ///   - maximumBatchByteCount: The most bytes of value data per batch file (5 MB by
     ///     default); lower it below a server's upload limit.
     ///   - newDirectoryFormat: The layout of the folder if this exchange creates it.
+    ///   - logger: Where retries and polls are logged (at debug level).
     /// - Throws: ``WebDAVError/invalidURL(_:)``.
     public init(url: URL, store: Store, authorization: WebDAVAuthorization? = nil, httpClient: HTTPClient = HTTPExchange.defaultHTTPClient,
                 retryPolicy: HTTPRetryPolicy = HTTPRetryPolicy(), pollingInterval: Duration = .seconds(5),

@@ -8,7 +8,7 @@ import LLVSZones
 import NIOCore
 import NIOHTTP1
 
-/// An ``ExchangeFolder`` on a WebDAV server (RFC 4918): Nextcloud, ownCloud, Apache httpd
+/// An `ExchangeFolder` on a WebDAV server (RFC 4918): Nextcloud, ownCloud, Apache httpd
 /// with mod_dav, nginx, rclone, a NAS.
 ///
 /// - Files are published atomically: a `PUT` to a temporary name (`.tmp-…`) in the root,
@@ -24,7 +24,7 @@ import NIOHTTP1
 ///   answered `304` with no body.
 /// - Requests that fail transiently (no connection, a timeout, `408`, `423 Locked`, `429`,
 ///   `5xx` but `507`) are retried with backoff, waiting at least what `Retry-After` asks
-///   (``HTTPRetryPolicy``). `507 Insufficient Storage`, `413` and refusals are typed errors
+///   (`HTTPRetryPolicy`). `507 Insufficient Storage`, `413` and refusals are typed errors
 ///   naming the file; a send stopped by one is completed by the next send.
 public struct WebDAVFolder: ExchangeFolder {
     /// The folder's URL, without a trailing slash.
@@ -51,10 +51,12 @@ public struct WebDAVFolder: ExchangeFolder {
     /// The folder at `url` (`http` or `https`; created on first write, its parent must exist).
     ///
     /// - Parameters:
+    ///   - url: The folder, `http` or `https`.
     ///   - authorization: Basic credentials or a bearer token, or nil.
-    ///   - httpClient: The client (``HTTPExchange/defaultHTTPClient``, or one trusting a
-    ///     private CA: ``HTTPExchange/makeHTTPClient(trustingCertificatesIn:)``).
+    ///   - httpClient: The client (`HTTPExchange.defaultHTTPClient`, or one trusting a
+    ///     private CA: `HTTPExchange.makeHTTPClient(trustingCertificatesIn:)`).
     ///   - retryPolicy: How transient failures are retried.
+    ///   - logger: Where retries are logged (at debug level).
     /// - Throws: ``WebDAVError/invalidURL(_:)`` when `url` is not an `http` or `https` URL with a host.
     public init(url: URL, authorization: WebDAVAuthorization? = nil, httpClient: HTTPClient = HTTPExchange.defaultHTTPClient,
                 retryPolicy: HTTPRetryPolicy = HTTPRetryPolicy(), logger: Logger = Logger(label: "llvs.webdav")) throws {
@@ -80,7 +82,7 @@ public struct WebDAVFolder: ExchangeFolder {
 
     /// `GET`s the file; nil on `404`.
     ///
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    /// - Throws: `ExchangeError.transport(operation:location:reason:)`.
     public func read(_ path: String) async throws -> Data? {
         let response = try await send(.GET, path, operation: "read", accepting: [404])
         return response.status == 404 ? nil : response.body
@@ -103,8 +105,8 @@ public struct WebDAVFolder: ExchangeFolder {
 
     /// One `PROPFIND` with `Depth: 1`; empty on `404`.
     ///
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``, or
-    ///   ``ExchangeError/malformedData(location:reason:)`` when the answer is not a multistatus document.
+    /// - Throws: `ExchangeError.transport(operation:location:reason:)`, or
+    ///   `ExchangeError.malformedData(location:reason:)` when the answer is not a multistatus document.
     public func list(_ path: String) async throws -> [ExchangeFolderEntry] {
         let response = try await send(HTTPMethod(rawValue: "PROPFIND"), path + "/", operation: "list",
                                       headers: [("Depth", "1"), ("Content-Type", "application/xml; charset=utf-8")],
@@ -121,14 +123,14 @@ public struct WebDAVFolder: ExchangeFolder {
     /// `PUT`s a temporary file, then `MOVE`s it onto `path` with `Overwrite: F`.
     ///
     /// - Returns: False when the server answers `412`: a file is there already.
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    /// - Throws: `ExchangeError.transport(operation:location:reason:)`.
     public func create(_ data: Data, at path: String, durably: Bool) async throws -> Bool {
         try await publish(data, at: path, overwrite: false)
     }
 
     /// `PUT`s a temporary file, then `MOVE`s it onto `path` with `Overwrite: T`.
     ///
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    /// - Throws: `ExchangeError.transport(operation:location:reason:)`.
     public func replace(_ data: Data, at path: String) async throws {
         _ = try await publish(data, at: path, overwrite: true)
     }
@@ -138,7 +140,7 @@ public struct WebDAVFolder: ExchangeFolder {
 
     /// `DELETE`s the file or folder; `404` is no error.
     ///
-    /// - Throws: ``ExchangeError/transport(operation:location:reason:)``.
+    /// - Throws: `ExchangeError.transport(operation:location:reason:)`.
     public func remove(_ path: String) async throws {
         _ = try await send(.DELETE, path, operation: "remove", accepting: [404])
     }

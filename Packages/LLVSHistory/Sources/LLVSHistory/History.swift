@@ -133,7 +133,7 @@ public struct History: Sendable {
         indexById[id] != nil
     }
 
-    /// The version with this identifier, with its ``Version/successors`` filled in, or nil.
+    /// The version with this identifier, with its `Version.successors` filled in, or nil.
     public func version(identifiedBy id: Version.ID) -> Version? {
         indexById[id].map { version(at: $0) }
     }

@@ -71,7 +71,7 @@ extension KeyValueDatabase {
         try commit(writer.pending)
     }
 
-    /// Writes collected by ``KeyValueDatabase/bulkWrite(_:)-(_)``; the last write to a key wins.
+    /// Writes collected by `KeyValueDatabase.bulkWrite(_:)-(_)`; the last write to a key wins.
     public struct BulkWriter {
         var pending: [ScopedKey: MultiValueRegister.Payload] = [:]
 

@@ -10,7 +10,7 @@ import LLVSZones
 /// system, built on a versioned LLVS store.
 ///
 /// Values are text, JSON or blobs under keys grouped in scopes. Every write makes a store
-/// version. ``merge(source:)`` brings in another database's versions; a key written
+/// version. `merge(source:)` brings in another database's versions; a key written
 /// concurrently on both sides then reads as every concurrent value (a multi-value
 /// register), each with its author and timestamp, until someone who has seen them writes
 /// again. Deletes are tombstones that lose to concurrent writes.

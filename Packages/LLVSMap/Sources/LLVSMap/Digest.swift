@@ -27,7 +27,7 @@ public struct Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Reads a digest from the next 32 bytes of `reader`.
     ///
-    /// - Throws: ``ByteReader/Error`` when fewer than 32 bytes remain.
+    /// - Throws: `ByteReader.Error` when fewer than 32 bytes remain.
     public init(reading reader: inout ByteReader) throws(ByteReader.Error) {
         let bytes = try reader.readBytes(Self.byteCount)
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)

@@ -36,7 +36,7 @@ public struct ModelViolation: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String { "[\(property.rawValue)] \(step.map { "step \($0): " } ?? "final: ")\(message)" }
 }
 
-/// Plays a ``ModelFuzzHistory`` on real stores of one backend, with a ``MergeableArbiter``
+/// Plays a ``ModelFuzzHistory`` on real stores of one backend, with a `MergeableArbiter`
 /// for ``FuzzBoard`` and ``FuzzPerson``, and checks that every merge is the same in either
 /// argument order and that all replicas end on one head holding identical models.
 public struct ModelConvergenceSimulation {

@@ -10,7 +10,7 @@ import LLVSStore
 /// a table named by its type identifier, with the columns `llvs_id`, `llvs_instance`,
 /// `llvs_version`, `llvs_data` (as a ``ModelProjection`` table has) and one per property:
 ///
-/// - **A type whose schema the model layer recorded** (``ModelSchema``, the value
+/// - **A type whose schema the model layer recorded** (`ModelSchema`, the value
 ///   `$schema/Type`) gets its columns from it, as ``ModelProjection`` makes them: a `Date`
 ///   as `REAL` seconds since 1970 (`datetime(updated, 'unixepoch')`), a `ModelReference` as
 ///   the target's instance identifier (joining its table's `llvs_instance`), nested values

@@ -18,7 +18,7 @@ import LLVSSupport
 ///
 /// Each model type of the schema has a table named by its type identifier: `llvs_id` (the
 /// value identifier, primary key), `llvs_instance` (the instance identifier, unique: a
-/// ``ProjectedColumn/Kind/reference(targetType:)`` column joins it), `llvs_version` (the
+/// `ProjectedColumn.Kind.reference(targetType:)` column joins it), `llvs_version` (the
 /// version that last changed the value), `llvs_data` (the stored JSON), and a column per
 /// property. The table `llvs_projection` records the version the tables show and the
 /// schema they were built with.
@@ -183,7 +183,7 @@ public final class ModelProjection: Sendable {
     /// - Returns: The version made, or nil when there was nothing to drain.
     /// - Throws: ``ProjectionError/notUpdated`` before the first update (or after a schema
     ///   change), ``ProjectionError/unsavableRow(type:instance:reason:)`` when a row makes
-    ///   no model of its type (nothing is saved; the edits stay captured), ``ModelError``,
+    ///   no model of its type (nothing is saved; the edits stay captured), `ModelError`,
     ///   a store error, or a `DatabaseError`.
     @discardableResult
     public func drain(metadata: Version.Metadata = [:]) throws -> Version.ID? {
@@ -212,8 +212,10 @@ public final class ModelProjection: Sendable {
     /// version (a fast-forward when the tables showed it) and updates the tables to the
     /// result.
     ///
-    /// - Parameter metadata: The drained version's metadata; the coordinator's
-    ///   ``StoreCoordinator/defaultMetadataForNewVersions`` when nil.
+    /// - Parameters:
+    ///   - coordinator: The coordinator whose current version the drained version is merged into.
+    ///   - metadata: The drained version's metadata; the coordinator's
+    ///     `StoreCoordinator.defaultMetadataForNewVersions` when nil.
     /// - Returns: The version the drain made, or nil when there was nothing to drain.
     /// - Throws: What ``drain(metadata:)`` and ``update(to:)`` throw, or the merge's error.
     @discardableResult

@@ -4,7 +4,7 @@ import LLVSCore
 /// What went wrong describing, opening or updating a projection. Each case names what was
 /// wrong; a projection writes the store only when it drains an owned table's edits.
 public enum ProjectionError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A model type's columns could not be learned (see ``ProjectionSchema/add(_:indexes:fullText:)``).
+    /// A model type's columns could not be learned (see `ProjectionSchema.add(_:indexes:fullText:)`).
     case cannotDescribe(type: String, reason: String)
     /// A type was added twice, or two names of the projection's tables collide.
     case duplicateTable(String)

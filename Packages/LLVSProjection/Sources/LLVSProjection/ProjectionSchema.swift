@@ -4,10 +4,10 @@ import LLVSModel
 
 /// One column of a model table: a top-level property of the model, under its coding key.
 public struct ProjectedColumn: Sendable, Hashable, Codable {
-    /// What a column holds (the model layer's ``ModelPropertyKind``): an integer or a `Bool`
+    /// What a column holds (the model layer's `ModelPropertyKind`): an integer or a `Bool`
     /// (0 or 1) `INTEGER`; a floating-point number `REAL`; a string, `Data` (base64) or `URL`
     /// `TEXT`; a `Date` `REAL` seconds since 1970, ready for SQLite's `'unixepoch'`; a
-    /// ``ModelReference`` the target's instance identifier `TEXT`, which joins the target
+    /// `ModelReference` the target's instance identifier `TEXT`, which joins the target
     /// table's `llvs_instance`; a nested value its canonical JSON `TEXT` (a scalar as
     /// itself); a property the probe could not describe whatever the JSON holds, untyped.
     public typealias Kind = ModelPropertyKind

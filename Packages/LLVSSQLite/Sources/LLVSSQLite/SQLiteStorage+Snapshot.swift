@@ -25,7 +25,7 @@ extension SQLiteStorage: SnapshotCapable {
 
     /// Writes a `VACUUM INTO` copy of the database as an archive.
     ///
-    /// - Throws: ``ZoneError`` when the database cannot be copied or read, or what `sink` throws.
+    /// - Throws: `ZoneError` when the database cannot be copied or read, or what `sink` throws.
     public func writeSnapshot(ofStoreAt rootDirectoryURL: URL, to sink: (Data) throws -> Void) throws -> SnapshotArchiveSummary {
         let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout, durability: durability,
                                                pageCacheByteLimit: pageCacheByteLimit)
@@ -53,10 +53,10 @@ extension SQLiteStorage: SnapshotCapable {
     /// every row's checksum, and the records with `checkRecords`), then copies its items and
     /// records into the store.
     ///
-    /// - Throws: ``ZoneError/corrupt(path:reason:)`` naming the archive for a bad magic, a
+    /// - Throws: `ZoneError.corrupt(path:reason:)` naming the archive for a bad magic, a
     ///   truncation, a checksum mismatch, a database that fails SQLite's integrity check or
     ///   has an unknown schema, a row failing its checksum; what `checkRecords` throws;
-    ///   ``ZoneError/io(operation:path:reason:)``.
+    ///   `ZoneError.io(operation:path:reason:)`.
     public func restoreSnapshot(intoStoreAt rootDirectoryURL: URL, from source: () throws -> Data?,
                                 checkingRecords checkRecords: ([Data]) throws -> Void) throws -> SnapshotArchiveSummary {
         var archive = Data()

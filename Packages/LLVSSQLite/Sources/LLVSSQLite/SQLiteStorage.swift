@@ -8,7 +8,7 @@ import LLVSZones
 /// concurrent readers, one writer at a time across threads and processes, every batch of
 /// writes in a single transaction, statements prepared once and reused. Every commit is
 /// durable when it returns (unless ``durability`` says otherwise), and every row carries a
-/// checksum that reads verify: a damaged row is a ``ZoneError/corrupt(path:reason:)``
+/// checksum that reads verify: a damaged row is a `ZoneError.corrupt(path:reason:)`
 /// naming it, never wrong bytes. Identifiers are stored as their UTF-8 bytes, NUL included.
 ///
 /// ```swift
@@ -17,7 +17,7 @@ import LLVSZones
 ///
 /// The schema is created and upgraded by GRDB's `DatabaseMigrator` (SPEC.md, "SQLite
 /// storage"). A file that is not an SQLite database, or one written by a newer LLVS (an
-/// unknown schema migration), is refused with ``ZoneError/unsupportedFormat(path:found:)``.
+/// unknown schema migration), is refused with `ZoneError.unsupportedFormat(path:found:)`.
 public struct SQLiteStorage: Storage {
     /// The database file's name inside the store directory.
     public static let databaseFileName = "llvs-store.sqlite"
@@ -75,8 +75,8 @@ public struct SQLiteStorage: Storage {
 
     /// Opens (creating if needed) the database of the store at `rootDirectoryURL`.
     ///
-    /// - Throws: ``ZoneError/unsupportedFormat(path:found:)`` for a file that is not an
-    ///   SQLite database or has an unknown schema; ``ZoneError/io(operation:path:reason:)``
+    /// - Throws: `ZoneError.unsupportedFormat(path:found:)` for a file that is not an
+    ///   SQLite database or has an unknown schema; `ZoneError.io(operation:path:reason:)`
     ///   when the directory or file cannot be created or opened.
     public func makeZones(rootDirectoryURL: URL) throws -> StoreZones {
         let database = try SQLiteDatabase.open(rootDirectoryURL: rootDirectoryURL.standardizedFileURL, busyTimeout: busyTimeout, durability: durability,

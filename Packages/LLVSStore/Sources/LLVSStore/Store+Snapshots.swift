@@ -5,7 +5,7 @@ import LLVSZones
 extension Store {
     /// What a snapshot archive of a store holds.
     public struct SnapshotContents: Hashable, Sendable {
-        /// The storage's archive format (``SnapshotCapable/snapshotFormat``).
+        /// The storage's archive format (`SnapshotCapable.snapshotFormat`).
         public var format: String
         /// The number of versions in the archive.
         public var versionCount: Int

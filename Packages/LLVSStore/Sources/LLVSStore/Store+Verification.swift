@@ -22,7 +22,7 @@ extension Store {
     ///
     /// What a checksum protects is checked: the file backend's packs carry a SHA-256, so any
     /// damaged byte of a pack is found, and map nodes are addressed by their hash on every
-    /// backend. Then the storage's full check runs (``StoreZones/checkStoredBytes``): every
+    /// backend. Then the storage's full check runs (`StoreZones.checkStoredBytes`): every
     /// SQLite row carries a checksum and SQLite's structure check runs; every file pack is
     /// read and every log segment must end with a whole record. What it finds that reading
     /// the versions did not (damage no version refers to) is reported too, once, except a

@@ -7,7 +7,7 @@ import LLVSZones
 
 /// A versioned key-value store: Git for app data.
 ///
-/// Every write makes a store-wide ``Version``; any value can be read at any version;
+/// Every write makes a store-wide `Version`; any value can be read at any version;
 /// versions branch and are merged with a three-way merge whose conflicts a `MergeArbiter`
 /// resolves. The store is safe to use from any thread, and several processes may open the
 /// same directory at once (``reloadHistory()`` picks up versions the others add).
@@ -32,7 +32,7 @@ public final class Store: Sendable {
 
     /// The default `cacheByteLimit` of ``init(rootDirectoryURL:storage:cacheByteLimit:)``:
     /// 32 MiB, half for decoded map nodes and half for value data read recently. (The file
-    /// backend keeps its own cache of packs: ``FileStorage/cacheByteLimit``.)
+    /// backend keeps its own cache of packs: `FileStorage.cacheByteLimit`.)
     public static let defaultCacheByteLimit = 32 << 20
 
     /// About how many bytes of heap this store's caches may hold: the `cacheByteLimit` it

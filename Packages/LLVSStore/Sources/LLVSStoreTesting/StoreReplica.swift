@@ -5,7 +5,7 @@ import LLVSStore
 import LLVSTesting
 import LLVSZones
 
-/// A ``Store`` in a temporary directory, driven by the convergence harness
+/// A `Store` in a temporary directory, driven by the convergence harness
 /// (`ConvergenceSimulation` of LLVSTesting) as one replica among several.
 ///
 /// Replicas exchange versions the way an exchange does: the receiver adds each missing
@@ -184,7 +184,7 @@ extension ReferenceModel.ArbiterRule {
 }
 
 /// An arbiter that writes new data: every conflict gets both sides' data joined by
-/// ``ReferenceModel/concatenation(_:_:)``, stored by the merge (an arbiter such as a
+/// `ReferenceModel.concatenation(_:_:)`, stored by the merge (an arbiter such as a
 /// CRDT's join, which writes a value neither side held).
 public struct ConcatenatingArbiter: MergeArbiter, Sendable {
     /// Creates the arbiter.

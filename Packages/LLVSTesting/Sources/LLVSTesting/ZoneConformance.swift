@@ -3,7 +3,7 @@ import LLVSCore
 import LLVSZones
 import Testing
 
-/// The checks every ``Zone`` and ``VersionLog`` backend must pass (the contract documented
+/// The checks every `Zone` and `VersionLog` backend must pass (the contract documented
 /// on `Zone` and `VersionLog`). A backend's tests run each check, for example:
 ///
 /// ```swift

@@ -3,9 +3,9 @@ import PropertyBased
 
 /// swift-property-based generators of random histories for the convergence properties.
 ///
-/// Histories are drawn in their all-integer ``RawOperation`` form, so the library's
+/// Histories are drawn in their all-integer `RawOperation` form, so the library's
 /// shrinker shortens the operation list and lowers every number towards simpler
-/// operations; a failing property prints the shrunk ``FuzzHistory`` (one line per step)
+/// operations; a failing property prints the shrunk `FuzzHistory` (one line per step)
 /// and the `.fixedSeed("…")` that replays it.
 public enum FuzzGen {
     /// One raw operation in the documented ranges.
@@ -18,7 +18,7 @@ public enum FuzzGen {
                      edits: edits.map { (key: $0.0, action: $0.1) })
     }
 
-    /// Histories of 1 ... ``RawOperation/maximumReplicas`` replicas (or exactly
+    /// Histories of 1 ... `RawOperation.maximumReplicas` replicas (or exactly
     /// `replicas`) and `operations` operations of every kind.
     public static func histories(replicas: ClosedRange<Int> = 1...RawOperation.maximumReplicas,
                                  operations: ClosedRange<Int> = 1...30) -> Generator<FuzzHistory, some SendableSequenceType> {

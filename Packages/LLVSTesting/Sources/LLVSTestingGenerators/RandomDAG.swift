@@ -2,7 +2,7 @@ import LLVSCore
 import PropertyBased
 
 /// A random version DAG for property tests of anything that keeps a history, decoded from
-/// generated steps so that any shrunk list of steps is still a valid DAG; ``AncestryOracle``
+/// generated steps so that any shrunk list of steps is still a valid DAG; `AncestryOracle`
 /// answers ancestry questions about it by brute force.
 ///
 /// Step `i` makes version `v<i>`: a new root (always for `i == 0`, else with probability

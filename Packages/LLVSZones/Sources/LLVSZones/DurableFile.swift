@@ -21,8 +21,11 @@ public enum DurableFile {
     /// replaces an existing file, even one another process created a moment ago. Readers
     /// see no file or the whole file.
     ///
-    /// - Parameter syncing: Fsync the file and its directory before returning (the default).
-    ///   Pass false when writing many files and call ``synchronize(_:)`` with them afterwards.
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - url: Where the file goes.
+    ///   - syncing: Fsync the file and its directory before returning (the default).
+    ///     Pass false when writing many files and call ``synchronize(_:)`` with them afterwards.
     /// - Returns: True if this call created the file, false if it already existed.
     /// - Throws: ``ZoneError/io(operation:path:reason:)`` when the file cannot be written.
     @discardableResult

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 extension FileStorage: SnapshotCapable {
-    /// `"llvs-file-store-archive-1"`: the archive of ``SnapshotArchive``.
+    /// `"llvs-file-store-archive-1"`: the archive of `SnapshotArchive`.
     public var snapshotFormat: String { "llvs-file-store-archive-1" }
 
     /// Writes every pack and the complete records of every log segment as one archive; the

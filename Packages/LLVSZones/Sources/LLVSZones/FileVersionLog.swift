@@ -43,7 +43,9 @@ public final class FileVersionLog: VersionLog {
 
     /// Creates a log in `directoryURL` (created on first append).
     ///
-    /// - Parameter preallocating: See ``preallocates``.
+    /// - Parameters:
+    ///   - directoryURL: The log's directory.
+    ///   - preallocating: See ``preallocates``.
     public init(directoryURL: URL, preallocating: Bool = false) {
         self.directoryURL = directoryURL
         self.preallocates = preallocating

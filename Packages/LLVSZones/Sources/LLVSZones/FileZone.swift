@@ -3,7 +3,7 @@ import LLVSCore
 import LLVSSupport
 
 /// A zone in a directory (SPEC.md, "File storage"). Each `store` call appends its packs,
-/// one per version, to a pack segment of this writer's (``PackSegment``) with one write and
+/// one per version, to a pack segment of this writer's (`PackSegment`) with one write and
 /// one `fdatasync`, and never changes a pack afterwards; several processes may share the
 /// directory, each appending to segments of its own. The zones of a ``FileStorage`` share
 /// one segment, in the store's `packs` directory, so that a commit writes both zones' packs

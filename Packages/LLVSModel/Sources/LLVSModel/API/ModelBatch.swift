@@ -54,7 +54,7 @@ public struct ModelBatch {
     }
 
     /// The value changes the batch makes on version `base` of `store` (nil: on nothing),
-    /// reading the values it replaces there: what ``LLVSStore/Store/save(_:basedOn:metadata:)``
+    /// reading the values it replaces there: what `LLVSStore.Store.save(_:basedOn:metadata:)`
     /// stores, for callers that make the version themselves (`Store.addVersion`, a
     /// hand-made merge).
     ///

@@ -52,7 +52,7 @@ public enum ModelChange<Model: StorableModel> {
 extension ModelChange: Sendable where Model: Sendable {}
 extension ModelChange: Equatable where Model: Equatable {}
 
-/// The models of one type at one version: what ``StoreCoordinator``'s model stream yields.
+/// The models of one type at one version: what `StoreCoordinator`'s model stream yields.
 public struct ModelSnapshot<Model: StorableModel> {
     /// The version they are read at.
     public var version: Version.ID

@@ -18,7 +18,7 @@ extension Store {
     /// Makes a version on `version` that stores `model` as the instance `instanceIdentifier`
     /// (inserted or replaced; unknown stored members kept).
     ///
-    /// - Throws: See ``save(_:basedOn:metadata:)``.
+    /// - Throws: See `save(_:basedOn:metadata:)`.
     @discardableResult
     public func save<Model: StorableModel>(_ model: Model, instanceIdentifier: String, basedOn version: Version.ID?,
                                            metadata: Version.Metadata = [:]) throws -> Version {
@@ -29,7 +29,7 @@ extension Store {
 
     /// Makes a version on `version` that stores an identifiable `model` under its `id`.
     ///
-    /// - Throws: See ``save(_:basedOn:metadata:)``.
+    /// - Throws: See `save(_:basedOn:metadata:)`.
     @discardableResult
     public func save<Model: StorableModel & Identifiable>(_ model: Model, basedOn version: Version.ID?,
                                                           metadata: Version.Metadata = [:]) throws -> Version where Model.ID: CustomStringConvertible {
@@ -38,7 +38,7 @@ extension Store {
 
     /// Makes a version on `version` without the instance `instanceIdentifier` of `type`.
     ///
-    /// - Throws: See ``save(_:basedOn:metadata:)``.
+    /// - Throws: See `save(_:basedOn:metadata:)`.
     @discardableResult
     public func removeModel<Model: StorableModel>(_ type: Model.Type, instanceIdentifier: String, basedOn version: Version.ID,
                                                   metadata: Version.Metadata = [:]) throws -> Version {

@@ -5,7 +5,7 @@ import LLVSStore
 
 extension StoreCoordinator {
     /// Saves `batch` as one version on the current version (or on `branch`'s head), as
-    /// ``StoreCoordinator/save(_:in:metadata:)`` does; nil when the batch changes nothing.
+    /// `StoreCoordinator.save(_:in:metadata:)` does; nil when the batch changes nothing.
     ///
     /// - Throws: ``ModelError`` or the store's errors; nothing is saved then.
     @discardableResult

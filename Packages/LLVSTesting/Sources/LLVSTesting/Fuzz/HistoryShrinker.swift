@@ -10,7 +10,7 @@ public struct HistoryShrinker {
     /// Whether a history still fails.
     public let fails: (FuzzHistory) async -> Bool
 
-    /// The number of candidates the last ``shrink(_:)`` tried.
+    /// The number of candidates the last `shrink(_:)` tried.
     public private(set) var attempts = 0
 
     /// Creates a shrinker around a failure test.
