@@ -45,6 +45,8 @@ import Testing
         #expect(try state() == (featureTip, "feature"))
         try llvs.succeed(["checkout", String(first.prefix(10))] + store)
         #expect(try state() == (first, "feature"), "checkout of a version keeps the branch")
+        // A branch's name names its tip wherever a version is named (a branch wins over a prefix).
+        #expect(try llvs.succeed(["get", "title", "--at", "feature"] + store).text == "feature title")
 
         // -c and -b create and switch; a start version may be named.
         try llvs.succeed(["switch", "-c", "fix", String(mainHead.prefix(10))] + store)

@@ -1,8 +1,9 @@
 import LLVS
 
 extension StoreDirectory {
-    /// The version a user named: `HEAD`, a full identifier, a unique prefix of one (any
-    /// case), each optionally followed by `~N` (the N-th first predecessor, as in Git) or `^`.
+    /// The version a user named: `HEAD`, a branch's name (its tip; as in Git, a branch wins
+    /// over an identifier it begins), a full identifier, a unique prefix of one (any case),
+    /// each optionally followed by `~N` (the N-th first predecessor, as in Git) or `^`.
     ///
     /// - Throws: ``CLIError/unknownVersion(_:)``, ``CLIError/ambiguousVersion(_:candidates:)``,
     ///   ``CLIError/emptyStore`` for `HEAD` in an empty store.
@@ -20,6 +21,7 @@ extension StoreDirectory {
 
     private func resolveBase(_ base: String, fullName: String) throws -> Version.ID {
         if base == "HEAD" || base == "@" { return try requireHead() }
+        if branchExists(base), let tip = tip(of: Branch(base)) ?? state.createdBranches?[base]?.start { return tip }
         let matches = store.queryHistory { $0.identifiers(matchingPrefix: base) }
         switch matches.count {
         case 0: throw CLIError.unknownVersion(fullName)
