@@ -44,8 +44,11 @@ let traits: Set<Trait> = [
            + "only Store: hand-written Mergeable conformances work without it.", enabledTraits: ["Store"]),
     .trait(name: "TestSupport", description: "Random-history generators for property tests (swift-property-based): LLVSTestingGenerators.",
            enabledTraits: ["Store"]),
+    .trait(name: "CommandLineTool", description: "The llvs tool with shared-directory exchanges only (swift-argument-parser): "
+           + "what Scripts/demo builds, without the network stack, the server or the model macros (`llvs serve`, store URLs "
+           + "and WebDAV folders need HTTPClient and SyncServer).", enabledTraits: ["SQLite"]),
     .trait(name: "Tools", description: "The command-line tools: llvs, llvs-server, llvs-bench, llvs-fuzz and the samples (swift-argument-parser).",
-           enabledTraits: ["SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Models"]),
+           enabledTraits: ["CommandLineTool", "SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Models"]),
     .default(enabledTraits: ["Store", "SQLite", "HTTPClient", "SyncServer", "PostgreSQL", "TestSupport", "Models", "Tools"]),
 ]
 
@@ -60,7 +63,7 @@ let sqliteAPI = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swi
 let propertyBased = Target.Dependency.product(name: "PropertyBased", package: "swift-property-based")
 let generatorsPropertyBased = Target.Dependency.product(
     name: "PropertyBased", package: "swift-property-based", condition: .when(traits: ["TestSupport"]))
-let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLineTool"]))
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["SyncServer"]))
 let serviceLifecycle = Target.Dependency.product(
     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["SyncServer"]))
@@ -142,6 +145,9 @@ struct Module {
     let external: [Target.Dependency]
     var resources: [Resource]? = nil
     var exclude: [String] = []
+    /// Of `local`, the modules it depends on only with a trait (module name: trait), for a
+    /// module whose sources import them under `#if TRAIT`.
+    var localTraits: [String: String] = [:]
 
     /// Where its sources are, relative to this file.
     var path: String {
@@ -155,7 +161,9 @@ struct Module {
 
     /// The SwiftPM target that declares it.
     var target: Target {
-        let dependencies = local.map { Target.Dependency.target(name: $0) } + external
+        let dependencies = local.map { name in
+            localTraits[name].map { Target.Dependency.target(name: name, condition: .when(traits: [$0])) } ?? .target(name: name)
+        } + external
         switch kind {
         case .library, .testSupport:
             return .target(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
@@ -308,12 +316,15 @@ let modules: [Module] = [
     Module(name: "LLVS", kind: .library, package: "LLVS",
            local: ["LLVSCore", "LLVSHistory", "LLVSZones", "LLVSSQLite", "LLVSMerge", "LLVSStore", "LLVSExchange",
                    "LLVSEncryption", "LLVSCoordinator", "LLVSHTTPExchange", "LLVSWebDAV", "LLVSKeyValue", "LLVSModel", "LLVSProjection"],
-           external: []),
+           external: [], localTraits: ["LLVSHTTPExchange": "HTTPClient", "LLVSWebDAV": "HTTPClient"]),
     Module(name: "LLVSTests", kind: .test, package: "LLVS", local: ["LLVS"], external: [propertyBased]),
 
     // Tools/
+    // The llvs tool builds with CommandLineTool alone too (Scripts/demo): `serve` needs
+    // SyncServer, store URLs and WebDAV folders HTTPClient (`#if` in its sources).
     Module(name: "llvs", kind: .tool, package: nil, local: ["LLVSSupport", "LLVS", "LLVSSyncProtocol", "LLVSSyncStorage", "LLVSSyncServer"],
-           external: [argumentParser, logging("Tools"), grdb, httpClient], exclude: ["README.md"]),
+           external: [argumentParser, logging("HTTPClient"), grdb, httpClient], exclude: ["README.md"],
+           localTraits: ["LLVSSyncStorage": "SyncServer", "LLVSSyncServer": "SyncServer"]),
     Module(name: "llvs-server", kind: .tool, package: nil, local: ["LLVSSyncStorage", "LLVSSyncPostgres", "LLVSSyncServer"],
            external: [argumentParser, logging("Tools")], exclude: ["README.md", "DEPLOYMENT.md", "deploy"]),
     Module(name: "llvs-demo", kind: .tool, package: nil, local: ["LLVS"], external: []),

@@ -10,6 +10,12 @@ let package = Package(
     products: [
         .library(name: "LLVS", targets: ["LLVS"]),
     ],
+    // As in the root manifest: the umbrella re-exports the HTTP and WebDAV exchanges only
+    // with this trait (`#if HTTPClient` in LLVS.swift), on by default.
+    traits: [
+        .trait(name: "HTTPClient", description: "Re-export LLVSHTTPExchange and LLVSWebDAV."),
+        .default(enabledTraits: ["HTTPClient"]),
+    ],
     dependencies: [
         .package(path: "../LLVSCore"),
         .package(path: "../LLVSHistory"),
@@ -39,8 +45,8 @@ let package = Package(
                 .product(name: "LLVSEncryption", package: "LLVSEncryption"),
                 .product(name: "LLVSCoordinator", package: "LLVSCoordinator"),
                 .product(name: "LLVSSQLite", package: "LLVSSQLite"),
-                .product(name: "LLVSHTTPExchange", package: "LLVSHTTP"),
-                .product(name: "LLVSWebDAV", package: "LLVSHTTP"),
+                .product(name: "LLVSHTTPExchange", package: "LLVSHTTP", condition: .when(traits: ["HTTPClient"])),
+                .product(name: "LLVSWebDAV", package: "LLVSHTTP", condition: .when(traits: ["HTTPClient"])),
                 .product(name: "LLVSKeyValue", package: "LLVSKeyValue"),
                 .product(name: "LLVSModel", package: "LLVSModel"),
                 .product(name: "LLVSProjection", package: "LLVSProjection"),

@@ -29,8 +29,10 @@ enum CLIError: Error, CustomStringConvertible {
     /// deleted); `head` is the HEAD `state.json` still names. Nothing is created in its place.
     case storageMissing(path: String, head: Version.ID?)
     case invalidStoreConfiguration(path: String, reason: String)
+    #if HTTPClient
     /// An exchange over HTTP failed; see `HTTPExchangeError+CLI.swift`.
     case remote(HTTPExchangeError)
+    #endif
     /// A phrase, key, keyring or sealed blob refused (`EncryptionError`).
     case encryption(EncryptionError)
     case usage(String)
@@ -46,7 +48,9 @@ enum CLIError: Error, CustomStringConvertible {
         case .damaged, .storageMissing: return 6
         case .encryption: return 7
         case .usage: return 64
+        #if HTTPClient
         case .remote(let error): return error.exitStatus
+        #endif
         case .storeExists, .invalidStoreConfiguration, .failed: return 1
         }
     }
@@ -65,7 +69,9 @@ enum CLIError: Error, CustomStringConvertible {
         case .damaged: return "damaged"
         case .storageMissing: return "storageMissing"
         case .invalidStoreConfiguration: return "invalidStoreConfiguration"
+        #if HTTPClient
         case .remote(let error): return error.code
+        #endif
         case .encryption: return "encryption"
         case .usage: return "usage"
         case .failed: return "failed"
@@ -100,8 +106,10 @@ enum CLIError: Error, CustomStringConvertible {
                 + "; nothing was created in its place — restore it from a backup, or pull the versions from a remote into a new store"
         case let .invalidStoreConfiguration(path, reason):
             return "the store configuration \(path) is unusable: \(reason)"
+        #if HTTPClient
         case .remote(let error):
             return error.message
+        #endif
         case .encryption(let error):
             return error.description
         case .usage(let message), .failed(let message):
@@ -128,9 +136,11 @@ extension CLIError {
             default: return error
             }
         case let error as RefusingArbiter.Conflicts: return CLIError.conflictsNeedArbiter(error.conflicts)
+        #if HTTPClient
         case let error as HTTPExchangeError: return CLIError.remote(error)
         case ExchangeError.transport(let operation, let location, let reason) where reason.contains("TLS certificate is not trusted"):
             return CLIError.failed("\(ExchangeError.transport(operation: operation, location: location, reason: reason)). \(HTTPExchangeError.trustHint)")
+        #endif
         case let error as EncryptionError: return CLIError.encryption(error)
         default: return error
         }

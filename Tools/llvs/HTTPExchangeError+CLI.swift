@@ -1,5 +1,6 @@
 import LLVS
 
+#if HTTPClient
 /// How `llvs` reports a failed exchange over HTTP (``CLIError/remote(_:)``): a URL the
 /// exchange cannot use is a usage error (64); a refused token, a refused request, a server
 /// that does not answer and a malformed answer are failures (1).
@@ -49,3 +50,4 @@ extension HTTPExchangeError {
         url.prefix { $0 != "?" }
     }
 }
+#endif

@@ -25,13 +25,24 @@ struct LLVSTool: AsyncParsableCommand {
             up); 64 usage error.
             """,
         version: LLVSRelease.version,
-        subcommands: [
+        subcommands: commands)
+
+    /// The commands: `serve` only with the SyncServer trait (every build but the demo's).
+    static var commands: [any ParsableCommand.Type] {
+        var commands: [any ParsableCommand.Type] = [
             InitCommand.self, PutCommand.self, GetCommand.self, RemoveCommand.self, ListCommand.self,
             LogCommand.self, HeadsCommand.self, DiffCommand.self, MergeCommand.self, BranchCommand.self,
-            SwitchCommand.self, CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self, ServeCommand.self,
+            SwitchCommand.self, CheckoutCommand.self, PushCommand.self, PullCommand.self, SyncCommand.self,
+        ]
+        #if SyncServer
+        commands.append(ServeCommand.self)
+        #endif
+        commands += [
             SnapshotCommand.self, VerifyCommand.self, StatsCommand.self, RemoteCommand.self, CloneCommand.self,
             RevertCommand.self, ConflictsCommand.self, KeyValueCommand.self, QueryCommand.self, KeyCommand.self,
-        ])
+        ]
+        return commands
+    }
 
     /// Parses the arguments, runs the command, and turns errors into a message and an exit
     /// status: every error is printed as `llvs: error: …` (as JSON under `--json`).

@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
 import LLVS
-import AsyncHTTPClient
 import LLVSSyncProtocol
+#if HTTPClient
+import AsyncHTTPClient
 import Logging
+#endif
 
 /// Where `push`, `pull` and `sync` exchange versions: a shared directory
 /// (`FileSystemExchange`), a store served over HTTP by `llvs-server` or `llvs serve`
@@ -52,7 +54,9 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     /// True for the URL of a blind store (`…/v1/blind/NAME`), which keeps only the sealed
     /// blobs of an encrypted store.
     var isBlindStore: Bool {
+        #if HTTPClient
         if case .server(let url) = self { return HTTPBlobTransport.isBlindStoreURL(url) }
+        #endif
         return false
     }
 
@@ -71,6 +75,18 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     /// For a WebDAV folder, the credentials come from the environment or a netrc file
     /// (``WebDAVCredentials``), and a warning goes to stderr when they would travel in clear.
     func makeExchange(store: Store, accessToken: String?, retries: Int = 7) throws -> any Exchange {
+        if case .directory(let url) = self { return FileSystemExchange(rootDirectoryURL: url, store: store) }
+        #if HTTPClient
+        return try makeNetworkExchange(store: store, accessToken: accessToken, retries: retries)
+        #else
+        throw CLIError.failed("this llvs was built without the network exchanges (only the CommandLine trait, as Scripts/demo builds it), "
+                              + "so it reaches shared directories only: build it with the default traits (swift build --product llvs) for \(description)")
+        #endif
+    }
+
+    #if HTTPClient
+    /// ``makeExchange(store:accessToken:retries:)`` for a store URL or a WebDAV folder.
+    private func makeNetworkExchange(store: Store, accessToken: String?, retries: Int) throws -> any Exchange {
         var logger = Logger(label: "llvs.exchange") { _ in RetryAnnouncer(retries: retries) }
         logger.logLevel = .debug
         let retryPolicy = HTTPRetryPolicy(maximumAttempts: retries + 1)
@@ -99,6 +115,7 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
         }
         return HTTPExchange.defaultHTTPClient
     }
+    #endif
 
     /// The http(s) URL of a `webdav+http[s]://HOST[:PORT]/PATH` argument.
     ///
@@ -164,6 +181,7 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
     }
 }
 
+#if HTTPClient
 /// A log handler that prints one line on stderr for each retry `HTTPExchange` makes
 /// (its debug message "retrying"), and drops everything else:
 /// `llvs: no answer from URL (reason); retry 1 of 7 in 0.1 s`.
@@ -187,3 +205,4 @@ struct RetryAnnouncer: LogHandler {
         Output.note("llvs: no answer from \(url)\(reason); \(attempt)\(delay)")
     }
 }
+#endif

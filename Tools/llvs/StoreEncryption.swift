@@ -168,9 +168,11 @@ enum EncryptedRemote {
     /// Where the blobs go: a blind store's own API for a blind store URL, else carriers in
     /// the remote's exchange.
     static func blobTransport(for inner: any Exchange) -> any SealedBlobTransport {
+        #if HTTPClient
         if let http = inner as? HTTPExchange, HTTPBlobTransport.isBlindStoreURL(http.storeURL) {
             return HTTPBlobTransport(sameServerAs: http)
         }
+        #endif
         return CarrierBlobTransport(inner)
     }
 

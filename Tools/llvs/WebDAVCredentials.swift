@@ -18,6 +18,7 @@ enum WebDAVCredentials {
     /// Where to put credentials, for messages.
     static let help = "set LLVS_WEBDAV_USER and LLVS_WEBDAV_PASSWORD (or LLVS_WEBDAV_TOKEN), or add a machine entry to ~/.netrc (or $LLVS_NETRC)"
 
+    #if HTTPClient
     /// The credentials for the folder at `url`.
     ///
     /// - Throws: ``CLIError/usage(_:)`` when only one of user and password is set, or
@@ -41,4 +42,5 @@ enum WebDAVCredentials {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { return nil }
         return Netrc(parsing: text).credentials(forHost: url.host ?? "").map { .basic(user: $0.login, password: $0.password) }
     }
+    #endif
 }

@@ -1,3 +1,5 @@
+// Only with the SyncServer trait: `llvs serve` runs the sync server in the process.
+#if SyncServer
 import ArgumentParser
 import Foundation
 import LLVS
@@ -103,3 +105,4 @@ struct ServeAnnouncement: Sendable {
         fflush(nil)
     }
 }
+#endif

@@ -10,12 +10,14 @@
 @_exported import LLVSEncryption
 @_exported import LLVSExchange
 @_exported import LLVSHistory
+#if HTTPClient
 @_exported import LLVSHTTPExchange
+@_exported import LLVSWebDAV
+#endif
 @_exported import LLVSKeyValue
 @_exported import LLVSMerge
 @_exported import LLVSModel
 @_exported import LLVSProjection
 @_exported import LLVSSQLite
 @_exported import LLVSStore
-@_exported import LLVSWebDAV
 @_exported import LLVSZones
