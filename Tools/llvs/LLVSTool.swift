@@ -48,6 +48,12 @@ struct LLVSTool: AsyncParsableCommand {
     /// status: every error is printed as `llvs: error: …` (as JSON under `--json`).
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        #if !SyncServer
+        if arguments.first == "serve" {
+            report(CLIError.usage("this llvs was built without the sync server (only the CommandLineTool trait, as Scripts/demo builds it): "
+                                  + "build it with the default traits (swift build --product llvs) for `llvs serve`"))
+        }
+        #endif
         if let mistyped = CommandSuggestion.unknownCommand(in: arguments, root: LLVSTool.self) { report(CLIError.usage(mistyped)) }
         if let note = CommandSuggestion.deprecationNote(for: arguments, root: LLVSTool.self) { Output.note("llvs: note: \(note)") }
         let command: any ParsableCommand

@@ -79,7 +79,7 @@ enum RemoteLocation: Sendable, CustomStringConvertible {
         #if HTTPClient
         return try makeNetworkExchange(store: store, accessToken: accessToken, retries: retries)
         #else
-        throw CLIError.failed("this llvs was built without the network exchanges (only the CommandLine trait, as Scripts/demo builds it), "
+        throw CLIError.failed("this llvs was built without the network exchanges (only the CommandLineTool trait, as Scripts/demo builds it), "
                               + "so it reaches shared directories only: build it with the default traits (swift build --product llvs) for \(description)")
         #endif
     }
