@@ -69,6 +69,25 @@ import Testing
         #expect(process.stop(), "SIGTERM stops the server")
     }
 
+    /// A server that cannot be reached is said in words, without the type names and source
+    /// paths of the network library's errors.
+    @Test func unreachableServersAreSaidInWords() throws {
+        let scratch = try ScratchDirectory()
+        let llvs = try ToolRunner("llvs")
+        let store = ["--store", scratch.path("s")]
+        try llvs.succeed(["init"] + store)
+        try llvs.succeed(["put", "k", "v"] + store)
+        for (url, expected) in [("http://127.0.0.1:9/v1/stores/notes", "connection refused"),
+                                ("http://no-such-host.invalid/v1/stores/notes", "does not resolve")] {
+            let result = try llvs.run(["push", url, "--retries", "0"] + store)
+            #expect(result.status == 1, "\(url): \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(url): \(result.stderr)")
+            for leaked in ["NIOConnectionError", "IOError", "errorCode", ".swift"] {
+                #expect(!result.stderr.contains(leaked), "\(leaked) in: \(result.stderr)")
+            }
+        }
+    }
+
     @Test func anUnreadableCertificateStopsTheServer() throws {
         let scratch = try ScratchDirectory()
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: scratch.path("cert.pem")))

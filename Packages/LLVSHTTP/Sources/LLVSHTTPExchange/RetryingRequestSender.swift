@@ -113,7 +113,9 @@ package struct RetryingRequestSender: Sendable {
             }
         }
         if let error = error as? NIOConnectionError {
-            return error.connectionErrors.first.map { describe($0.error) } ?? "the connection failed"
+            if let first = error.connectionErrors.first { return describe(first.error) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(error.host) does not resolve" }
+            return "the connection to \(error.host) failed"
         }
         if let error = error as? NIOSSLError, case .handshakeFailed = error { return "the TLS handshake failed" }
         return "\(error)"

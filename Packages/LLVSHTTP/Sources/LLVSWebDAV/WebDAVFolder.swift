@@ -162,7 +162,15 @@ public struct WebDAVFolder: ExchangeFolder {
                 // The destination's folder may be missing: servers answer 409 (RFC 4918),
                 // 403 (rclone) or 500 (Apache). Make it, then move again, retrying as usual.
                 try await makeFolders(Self.parent(of: path))
-                status = try await move(temporary, to: path, overwrite: overwrite, accepting: [])
+                // A server can take a moment to let a MOVE into a folder it has just made (a
+                // CI run saw rclone answer 403 again right after the MKCOL): a few tries,
+                // 50, 100, 200 ms apart, before the answer stands.
+                for attempt in 1...Self.movesAfterMakingFolders {
+                    let last = attempt == Self.movesAfterMakingFolders
+                    status = try await move(temporary, to: path, overwrite: overwrite, accepting: last ? [] : Self.missingFolderStatuses)
+                    guard Self.missingFolderStatuses.contains(status) else { break }
+                    try await Task.sleep(for: .milliseconds(25 << attempt))
+                }
             }
             switch status {
             case 412:
@@ -187,6 +195,9 @@ public struct WebDAVFolder: ExchangeFolder {
 
     /// What servers answer a `MOVE` into a folder that does not exist.
     static let missingFolderStatuses: Set<Int> = [403, 409, 500]
+
+    /// How many times a `MOVE` is sent after its destination's folders were made.
+    static let movesAfterMakingFolders = 4
 
     /// `MOVE`s `source` onto `path`; the status, 2xx, 404, 412 or one of `accepting`.
     private func move(_ source: String, to path: String, overwrite: Bool, accepting: Set<Int>) async throws -> Int {
