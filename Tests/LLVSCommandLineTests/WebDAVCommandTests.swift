@@ -41,6 +41,24 @@ struct WebDAVCommandTests {
         #expect(remotes.contains("webdav+https://") && !remotes.contains(Self.password))
     }
 
+    /// A server whose certificate the tool does not trust: said in words, with the variable
+    /// that trusts it, at once (no retries), and nothing pushed.
+    @Test func anUntrustedCertificateNamesTheVariableThatTrustsIt() throws {
+        let scratch = try ScratchDirectory()
+        let base = try #require(Self.environment["LLVS_TEST_WEBDAV_APACHE_HTTPS"])
+        var llvs = try tool(["LLVS_WEBDAV_USER": Self.user, "LLVS_WEBDAV_PASSWORD": Self.password])
+        llvs.environment["LLVS_CA_CERTIFICATES"] = nil
+        let store = ["--store", scratch.path("s")]
+        try llvs.succeed(["init"] + store)
+        try llvs.succeed(["put", "k", "v"] + store)
+        let started = ContinuousClock.now
+        let result = try llvs.run(["push", "webdav+\(base)/untrusted-\(UUID().uuidString.prefix(8))"] + store)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("TLS certificate is not trusted") && result.stderr.contains("LLVS_CA_CERTIFICATES"), "\(result.stderr)")
+        #expect(!result.stderr.contains("BoringSSL") && !result.stderr.contains(".swift"), "\(result.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(20), "retried a certificate that cannot become trusted")
+    }
+
     @Test func credentialsComeFromANetrcFileAndClearTextIsWarnedAbout() throws {
         let scratch = try ScratchDirectory()
         let base = try #require(Self.environment["LLVS_TEST_WEBDAV_RCLONE_HTTP"])

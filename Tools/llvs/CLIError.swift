@@ -138,8 +138,6 @@ extension CLIError {
         case let error as RefusingArbiter.Conflicts: return CLIError.conflictsNeedArbiter(error.conflicts)
         #if HTTPClient
         case let error as HTTPExchangeError: return CLIError.remote(error)
-        case ExchangeError.transport(let operation, let location, let reason) where reason.contains("TLS certificate is not trusted"):
-            return CLIError.failed("\(ExchangeError.transport(operation: operation, location: location, reason: reason)). \(HTTPExchangeError.trustHint)")
         #endif
         case let error as EncryptionError: return CLIError.encryption(error)
         default: return error

@@ -146,7 +146,7 @@ enum BranchSwitch {
     static func create(_ name: String, at start: String?, in directory: StoreDirectory) throws -> Version.ID? {
         if directory.branchExists(name) { throw CLIError.failed("a branch named \(name) exists (switch to it with `llvs switch \(name)`)") }
         let startId = try start.map(directory.resolveVersion) ?? directory.state.head
-        directory.state.createdBranches = (directory.state.createdBranches ?? [:]).merging([name: StoreDirectory.BranchStart(start: startId)]) { _, new in new }
+        directory.state.createdBranches = (directory.state.createdBranches ?? [:]).merging([name: .init(start: startId)]) { _, new in new }
         return startId
     }
 

@@ -25,7 +25,9 @@ import NIOHTTP1
 /// - Requests that fail transiently (no connection, a timeout, `408`, `423 Locked`, `429`,
 ///   `5xx` but `507`) are retried with backoff, waiting at least what `Retry-After` asks
 ///   (`HTTPRetryPolicy`). `507 Insufficient Storage`, `413` and refusals are typed errors
-///   naming the file; a send stopped by one is completed by the next send.
+///   naming the file; a send stopped by one is completed by the next send. A server
+///   certificate that is not trusted is `HTTPExchangeError.untrustedCertificate(url:reason:)`,
+///   as for `HTTPExchange`, and is not retried.
 public struct WebDAVFolder: ExchangeFolder {
     /// The folder's URL, without a trailing slash.
     public let url: URL
@@ -163,13 +165,13 @@ public struct WebDAVFolder: ExchangeFolder {
                 // 403 (rclone) or 500 (Apache). Make it, then move again, retrying as usual.
                 try await makeFolders(Self.parent(of: path))
                 // A server can take a moment to let a MOVE into a folder it has just made (a
-                // CI run saw rclone answer 403 again right after the MKCOL): a few tries,
-                // 50, 100, 200 ms apart, before the answer stands.
+                // CI run saw rclone answer 403 again right after the MKCOL): a few tries, as
+                // far apart as the retry policy's first retries, before the answer stands.
                 for attempt in 1...Self.movesAfterMakingFolders {
                     let last = attempt == Self.movesAfterMakingFolders
                     status = try await move(temporary, to: path, overwrite: overwrite, accepting: last ? [] : Self.missingFolderStatuses)
                     guard Self.missingFolderStatuses.contains(status) else { break }
-                    try await Task.sleep(for: .milliseconds(25 << attempt))
+                    try await Task.sleep(for: retryPolicy.delay(beforeRetry: attempt))
                 }
             }
             switch status {
@@ -268,7 +270,8 @@ public struct WebDAVFolder: ExchangeFolder {
     /// `accepting`.
     ///
     /// - Throws: ``ExchangeError/transport(operation:location:reason:)`` naming the status
-    ///   and what it means, or `CancellationError`.
+    ///   and what it means, `HTTPExchangeError.untrustedCertificate(url:reason:)`, or
+    ///   `CancellationError`.
     func send(_ method: HTTPMethod, _ path: String, operation: String, headers: [(String, String)] = [], body: Data? = nil,
               accepting: Set<Int> = []) async throws -> Response {
         let url = target(path)
@@ -281,7 +284,7 @@ public struct WebDAVFolder: ExchangeFolder {
             throw ExchangeError.transport(operation: operation, location: url,
                                           reason: "the server did not answer after \(retryPolicy.maximumAttempts) attempts (last: \(lastFailure))")
         case .untrustedCertificate(let reason):
-            throw ExchangeError.transport(operation: operation, location: url, reason: "the server's TLS certificate is not trusted: \(reason)")
+            throw HTTPExchangeError.untrustedCertificate(url: url, reason: reason)
         case .answered(let answer):
             guard (200..<300).contains(answer.status) || accepting.contains(answer.status) else {
                 throw ExchangeError.transport(operation: operation, location: url, reason: Self.describe(answer.status))
