@@ -95,11 +95,9 @@ public struct IdentifierStorage: Hashable, Comparable, Sendable {
         case .string(var string):
             string.withUTF8 { bytes.append(contentsOf: $0) }
         case let .uuid(high, low, lowercase):
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: Self.uuidByteCount))
-            bytes.withUnsafeMutableBytes { all in
-                Self.formatUUID(high: high, low: low, lowercase: lowercase,
-                                into: UnsafeMutableRawBufferPointer(rebasing: all[start..<(start + Self.uuidByteCount)]))
+            withUnsafeTemporaryAllocation(byteCount: Self.uuidByteCount, alignment: 1) { buffer in
+                Self.formatUUID(high: high, low: low, lowercase: lowercase, into: buffer)
+                bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
             }
         }
     }

@@ -12,6 +12,13 @@ public struct ByteWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Creates an empty writer that writes into `buffer`'s storage (its bytes are dropped,
+    /// its capacity kept): a writer used over and over allocates once.
+    public init(reusing buffer: consuming [UInt8]) {
+        bytes = consume buffer
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// The bytes written so far, as `Data`.
     public var data: Data { Data(bytes) }
 
@@ -44,6 +51,19 @@ public struct ByteWriter: Sendable {
         }
         bytes.append(UInt8(remaining))
     }
+
+    /// Inserts the varint of `value` at `offset` (at most ``count``; an offset past it
+    /// appends), moving the bytes after it: a length that goes before what it measures.
+    ///
+    /// - Complexity: O(the bytes after `offset`).
+    public mutating func insertVarint(_ value: UInt64, at offset: Int) {
+        var varint = ByteWriter(capacity: 10)
+        varint.appendVarint(value)
+        bytes.insert(contentsOf: varint.bytes, at: min(max(0, offset), bytes.count))
+    }
+
+    /// How many bytes have been written.
+    public var count: Int { bytes.count }
 
     /// The number of bytes ``appendVarint(_:)`` writes for `value` (1 to 10).
     public static func varintByteCount(_ value: UInt64) -> Int {

@@ -35,16 +35,30 @@ public enum ParallelParts {
         _ elements: [Element], parallelFrom minimumCount: Int, partsPerCore: Int = 1,
         _ transform: @Sendable (Element) throws(Failure) -> Output
     ) throws(Failure) -> [Output] {
+        try mapParts(elements, parallelFrom: minimumCount, partsPerCore: partsPerCore) { (part) throws(Failure) in
+            var outputs: [Output] = []
+            outputs.reserveCapacity(part.count)
+            for element in part { outputs.append(try transform(element)) }
+            return outputs
+        }
+    }
+
+    /// The outputs of `transform` on contiguous parts of `elements` (as
+    /// ``forEach(in:parallelFrom:partsPerCore:_:)`` splits them), joined in order: for work
+    /// that keeps something from one element to the next within a part (a buffer to reuse).
+    /// `transform` returns one output per element of its part.
+    ///
+    /// - Throws: What `transform` threw on the first part (in order) it failed on; the other
+    ///   parts run to their end or their own failure first.
+    /// - Complexity: `transform`'s work, divided among the cores.
+    public static func mapParts<Element: Sendable, Output: Sendable, Failure: Error>(
+        _ elements: [Element], parallelFrom minimumCount: Int, partsPerCore: Int = 1,
+        _ transform: @Sendable (ArraySlice<Element>) throws(Failure) -> [Output]
+    ) throws(Failure) -> [Output] {
         let parts = Locked<[Int: Result<[Output], Failure>]>([:])
         forEach(in: elements.count, parallelFrom: minimumCount, partsPerCore: partsPerCore) { range in
-            var outputs: [Output] = []
-            outputs.reserveCapacity(range.count)
-            do throws(Failure) {
-                for index in range { outputs.append(try transform(elements[index])) }
-                parts.withLock { $0[range.lowerBound] = .success(outputs) }
-            } catch {
-                parts.withLock { $0[range.lowerBound] = .failure(error) }
-            }
+            let result = Result { () throws(Failure) in try transform(elements[range]) }
+            parts.withLock { $0[range.lowerBound] = result }
         }
         var outputs: [Output] = []
         outputs.reserveCapacity(elements.count)

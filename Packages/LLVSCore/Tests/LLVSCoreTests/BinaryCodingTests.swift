@@ -86,4 +86,44 @@ import LLVSCore
         #expect(try reader.readString() == "abc")
         #expect(reader.offset == 4)
     }
+
+    /// A writer made over a used buffer starts empty and writes into the buffer's storage.
+    @Test func aWriterReusesTheBufferItIsGiven() {
+        var buffer = [UInt8](repeating: 7, count: 100)
+        buffer.reserveCapacity(4_096)
+        let storage = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        let capacity = buffer.capacity
+        var writer = ByteWriter(reusing: consume buffer)
+        #expect(writer.count == 0)
+        writer.appendString("abc")
+        #expect(writer.bytes == [3] + Array("abc".utf8))
+        let bytes = writer.takeBytes()
+        #expect(bytes.capacity == capacity)
+        #expect(bytes.withUnsafeBufferPointer { $0.baseAddress } == storage, "the same storage, not a copy")
+    }
+
+    /// A varint inserted before what it measures reads as one written first, wherever it goes.
+    @Test func insertedVarintsReadAsWrittenOnes() async {
+        let input = zip(Gen<UInt64>.value(in: 0...UInt64.max), Gen<UInt8>.value(in: 0...255).array(of: 0...300),
+                        Gen<UInt8>.value(in: 0...255).array(of: 0...20))
+        await propertyCheck(count: 500, input: input) { number, section, before throws in
+            var inserted = ByteWriter()
+            inserted.append(contentsOf: before)
+            let start = inserted.count
+            inserted.append(contentsOf: section)
+            inserted.insertVarint(number, at: start)
+            var written = ByteWriter()
+            written.append(contentsOf: before)
+            written.appendVarint(number)
+            written.append(contentsOf: section)
+            #expect(inserted.bytes == written.bytes)
+            #expect(inserted.count == before.count + ByteWriter.varintByteCount(number) + section.count)
+        }
+        // An offset past the end appends, one before the start prepends.
+        var writer = ByteWriter()
+        writer.append(contentsOf: [9, 9])
+        writer.insertVarint(300, at: 10)
+        writer.insertVarint(1, at: -4)
+        #expect(writer.bytes == [1, 9, 9, 0xAC, 0x02])
+    }
 }

@@ -49,4 +49,32 @@ import Testing
             }
         }
     }
+
+    /// `mapParts` hands each part its contiguous run and joins the outputs in order; state
+    /// kept within a part (a counter here) starts afresh in each.
+    @Test(arguments: [0, 1, 7, 99, 100, 101, 10_007], [1, 4])
+    func mapPartsJoinsThePartsInOrder(count: Int, partsPerCore: Int) throws {
+        let elements = Array(0..<count)
+        let parts = Locked(0)
+        let mapped = try ParallelParts.mapParts(elements, parallelFrom: 100, partsPerCore: partsPerCore) { (part) throws(Failure) -> [String] in
+            parts.withLock { $0 += 1 }
+            var seen = 0
+            return part.map { element in
+                seen += 1
+                return "\(element):\(seen)"
+            }
+        }
+        #expect(mapped.map { Int($0.prefix { $0 != ":" }) } == elements)
+        // Each part counts from 1, so as many elements say 1 as there were parts.
+        #expect(mapped.filter { $0.hasSuffix(":1") }.count == (count == 0 ? 0 : parts.withLock { $0 }))
+    }
+
+    @Test func mapPartsThrowsTheFailureOfTheFirstPartThatFails() {
+        #expect(throws: Failure(element: 5)) {
+            try ParallelParts.mapParts(Array(0..<10_007), parallelFrom: 100, partsPerCore: 4) { (part) throws(Failure) -> [Int] in
+                if let failing = part.first(where: { $0 == 5 || $0 == 10_005 }) { throw Failure(element: failing) }
+                return Array(part)
+            }
+        }
+    }
 }

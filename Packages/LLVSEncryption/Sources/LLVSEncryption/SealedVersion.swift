@@ -25,18 +25,32 @@ enum SealedVersion {
     /// The AEAD's tag.
     static let tagCount = 16
     /// What opens the associated data.
-    static let domain = Data("LLVS sealed version".utf8)
+    static let domain = Array("LLVS sealed version".utf8)
 
     /// The blob holding `version` with `changes`, named `name`, under the current epoch.
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key,
     ///   or a payload of 4 GiB or more.
     static func seal(_ version: Version, changes: [Value.Change], name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
+        var buffer: [UInt8] = []
+        return try seal(version, changes: changes, name: name, keys: keys, reusing: &buffer)
+    }
+
+    /// The blob holding `version` with `changes`, framed and padded in `buffer` (whose
+    /// storage is kept for the next version: a batch seals without allocating a plaintext
+    /// per version).
+    ///
+    /// - Throws: As ``seal(_:changes:name:keys:)``.
+    static func seal(_ version: Version, changes: [Value.Change], name: [UInt8], keys: EncryptionKeys,
+                     reusing buffer: inout [UInt8]) throws(EncryptionError) -> Data {
         // The length, the batch and the padding in one buffer, sealed as it is.
-        var writer = ByteWriter(capacity: padme(4 + ExchangeBatch.estimatedByteCount([(version, changes)])))
+        var taken: [UInt8] = []
+        swap(&taken, &buffer)
+        var writer = ByteWriter(reusing: consume taken)
         writer.append(contentsOf: [0, 0, 0, 0])
         ExchangeBatch.encode([(version, changes)], appendingTo: &writer)
         var plaintext = writer.takeBytes()
+        defer { buffer = plaintext }
         guard let length = UInt32(exactly: plaintext.count - 4) else {
             throw EncryptionError.invalidKey(reason: "a version of \(plaintext.count - 4) bytes is too large to seal (at most 4 GiB)")
         }
@@ -57,11 +71,15 @@ enum SealedVersion {
         do {
             let box = try ChaChaPoly.seal(plaintext, using: macs.blobKey(name: name), nonce: try ChaChaPoly.Nonce(data: nonceBytes),
                                           authenticating: associatedData(format: chaChaPolyFormat, epoch: epoch, keys: keys, name: name))
-            // The box's combined form is the nonce, the ciphertext and the tag: the blob after its format and epoch.
-            var blob = Data(capacity: 5 + box.combined.count)
-            blob.append(chaChaPolyFormat)
-            appendBigEndian(epoch, to: &blob)
-            blob.append(box.combined)
+            // The box's combined form is the nonce, the ciphertext and the tag: the blob after
+            // its format and epoch, copied once into a blob allocated once.
+            let combined = box.combined
+            var blob = Data(count: 5 + combined.count)
+            blob.withUnsafeMutableBytes { bytes in
+                bytes[0] = chaChaPolyFormat
+                for index in 0..<4 { bytes[1 + index] = UInt8(truncatingIfNeeded: epoch >> (24 - 8 * index)) }
+                combined.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[5...]).copyMemory(from: $0) }
+            }
             return blob
         } catch {
             // Twelve bytes always make a nonce, and sealing fails only on such misuse.
@@ -142,11 +160,13 @@ enum SealedVersion {
     }
 
     /// The domain, the format, the epoch, the store identifier and the name.
-    static func associatedData(format: UInt8, epoch: UInt32, keys: EncryptionKeys, name: [UInt8]) -> Data {
-        var data = domain
+    static func associatedData(format: UInt8, epoch: UInt32, keys: EncryptionKeys, name: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = []
+        data.reserveCapacity(domain.count + 5 + keys.storeIdentifier.count + name.count)
+        data.append(contentsOf: domain)
         data.append(format)
-        appendBigEndian(epoch, to: &data)
-        data.append(keys.storeIdentifier)
+        for index in 0..<4 { data.append(UInt8(truncatingIfNeeded: epoch >> (24 - 8 * index))) }
+        keys.storeIdentifier.withUnsafeBytes { data.append(contentsOf: $0) }
         data.append(contentsOf: name)
         return data
     }

@@ -39,6 +39,24 @@ import Testing
         #expect(openedChanges == changes)
     }
 
+    /// A batch seals its versions one after another in one buffer: what a larger or smaller
+    /// version left there never reaches the next blob, which is the blob a fresh buffer makes.
+    @Test func aReusedBufferSealsAsAFreshOne() throws {
+        var buffer: [UInt8] = []
+        for valueBytes in [5_000, 10, 300, 0, 70_000, 1] {
+            let (version, changes) = Self.sample(valueBytes: valueBytes)
+            let name = keys.name(of: version.id)
+            let reused = try SealedVersion.seal(version, changes: changes, name: name, keys: keys, reusing: &buffer)
+            #expect(reused == (try SealedVersion.seal(version, changes: changes, name: name, keys: keys)))
+            #expect(buffer.capacity >= 4 + valueBytes, "the buffer comes back for the next version")
+            guard case .version(_, let opened) = try SealedVersion.open(reused, name: name, keys: keys) else {
+                Issue.record("a blob of the current epoch is pending")
+                return
+            }
+            #expect(opened == changes)
+        }
+    }
+
     @Test func theSameVersionSealsToTheSameBlobAndOtherContentToAnotherNonce() throws {
         let (version, changes) = Self.sample()
         let first = try sealed(version, changes)

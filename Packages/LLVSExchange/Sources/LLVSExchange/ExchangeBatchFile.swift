@@ -75,7 +75,8 @@ struct ExchangeBatchFile: Sendable {
         }
         writer.appendLengthPrefixed(record.bytes)
 
-        writer.appendVarint(UInt64(sectionByteCount(changes)))
+        // The section's length goes before it, and is known once it is written.
+        let sectionStart = writer.count
         writer.appendVarint(UInt64(changes.count))
         for change in changes {
             switch change {
@@ -101,6 +102,7 @@ struct ExchangeBatchFile: Sendable {
                 writer.appendIdentifier(id)
             }
         }
+        writer.insertVarint(UInt64(writer.count - sectionStart), at: sectionStart)
     }
 
     /// The exact length of the changes section ``appendEntry(_:changes:to:)`` writes for
