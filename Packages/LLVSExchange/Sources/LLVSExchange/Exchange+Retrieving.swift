@@ -96,17 +96,25 @@ extension Exchange {
     }
 
     /// Consecutive runs of `items`, each within `byteLimit` bytes unless a single item is
-    /// larger.
-    static func batches<T>(of items: [T], byteLimit: Int, bytes: (T) -> Int64) -> [[T]] {
+    /// larger. With `first` (below `byteLimit`), the runs grow: the first is within `first`
+    /// bytes and each next one within twice the one before, up to `byteLimit`. A pipeline
+    /// that works on one run while it reads the next (``send(upTo:progress:)``) then waits
+    /// little for its first run.
+    ///
+    /// - Complexity: O(`items.count`).
+    static func batches<T>(of items: [T], byteLimit: Int, growingFrom first: Int? = nil, bytes: (T) -> Int64) -> [[T]] {
+        let ceiling = Int64(max(1, byteLimit))
+        var limit = first.map { min(ceiling, Int64(max(1, $0))) } ?? ceiling
         var result: [[T]] = []
         var current: [T] = []
         var currentBytes: Int64 = 0
         for item in items {
-            let size = bytes(item)
-            if !current.isEmpty, saturatingSum(currentBytes, size) > Int64(byteLimit) {
+            let size = max(0, bytes(item))
+            if !current.isEmpty, saturatingSum(currentBytes, size) > limit {
                 result.append(current)
                 current = []
                 currentBytes = 0
+                limit = limit > ceiling / 2 ? ceiling : limit * 2
             }
             current.append(item)
             currentBytes = saturatingSum(currentBytes, size)

@@ -8,8 +8,9 @@ extension Exchange {
     /// store when nil) minus what the other side is known to hold. The other side's list is
     /// first read from the remembered cursor, so versions others put there meanwhile are
     /// not sent again. Versions go in topological order, in batches of at most
-    /// ``sendBatchByteCount`` bytes of value data; an interrupted send leaves the other
-    /// side valid and the next send completes it.
+    /// ``sendBatchByteCount`` bytes of value data (growing to it from
+    /// ``firstSendBatchByteCount``); an interrupted send leaves the other side valid and the
+    /// next send completes it.
     ///
     /// - Parameters:
     ///   - heads: Send only these versions and their ancestors (say, one branch).
@@ -33,7 +34,8 @@ extension Exchange {
         progress?(report)
         try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
-        let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount), bytes: Self.estimatedBytes)
+        let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount),
+                                   growingFrom: firstSendBatchByteCount, bytes: Self.estimatedBytes)
         // A pipeline of three: while batch k - 1 is sent (written, uploaded), batch k is
         // prepared (sealed, say) and batch k + 1 read from the store. Batches still go one at
         // a time and in order, so the other side never holds a version without its

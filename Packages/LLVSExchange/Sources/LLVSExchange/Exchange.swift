@@ -52,6 +52,13 @@ public protocol Exchange: AnyObject, Sendable {
     /// that work overlaps the reading. By default, ``maximumBatchByteCount``.
     var sendBatchByteCount: Int { get }
 
+    /// The most bytes of value data the first batch of ``send(upTo:progress:)`` carries;
+    /// each next batch may carry twice the one before, up to ``sendBatchByteCount``. A send
+    /// prepares a batch only once it is read, so an exchange that works on its batches (an
+    /// encrypted exchange seals them) starts with a small one and its work begins at once.
+    /// By default, ``sendBatchByteCount`` (every batch alike).
+    var firstSendBatchByteCount: Int { get }
+
     /// Whether ``retrieve(progress:)`` checks, before adding it, that each version presenting
     /// itself as a merge the store made carries the identifier its record derives (SPEC.md,
     /// "Merge identity"; `Store.addVersions(_:checkingMergeIdentifiers:)`). False by default:
@@ -142,6 +149,9 @@ extension Exchange {
 
     /// ``maximumBatchByteCount``.
     public var sendBatchByteCount: Int { maximumBatchByteCount }
+
+    /// ``sendBatchByteCount``: batches alike.
+    public var firstSendBatchByteCount: Int { sendBatchByteCount }
 
     /// The batch as it is, with no work done.
     public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {

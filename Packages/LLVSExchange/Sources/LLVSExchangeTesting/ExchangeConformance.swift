@@ -458,18 +458,22 @@ public final class FaultyExchange: ForwardingExchange {
     public let maximumBatchByteCount: Int
     /// See `Exchange.sendBatchByteCount`.
     public let sendBatchByteCount: Int
+    /// See `Exchange.firstSendBatchByteCount`: `inner`'s, unless batch sizes are given.
+    public let firstSendBatchByteCount: Int
     private let calls = Locked([String: Int]())
     private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))
 
     /// Stands in front of `inner`, with `inner`'s batch sizes unless given (a maximum given
-    /// alone is the send batch size too).
+    /// alone is the send batch size too, and a send batch size the first one's).
     public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil,
-                sendBatchByteCount: Int? = nil) {
+                sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil) {
         self.inner = inner
         self.reverseListing = reverseListing
         self.failingCall = failingCall
         self.maximumBatchByteCount = maximumBatchByteCount ?? inner.maximumBatchByteCount
         self.sendBatchByteCount = sendBatchByteCount ?? maximumBatchByteCount ?? inner.sendBatchByteCount
+        self.firstSendBatchByteCount = firstSendBatchByteCount
+            ?? (sendBatchByteCount == nil && maximumBatchByteCount == nil ? inner.firstSendBatchByteCount : self.sendBatchByteCount)
     }
 
     /// How many times the part `name` was called.

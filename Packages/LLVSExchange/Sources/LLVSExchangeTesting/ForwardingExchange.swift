@@ -37,6 +37,9 @@ extension ForwardingExchange {
     /// The inner exchange's send batch size.
     public var sendBatchByteCount: Int { inner.sendBatchByteCount }
 
+    /// The inner exchange's first send batch size.
+    public var firstSendBatchByteCount: Int { inner.firstSendBatchByteCount }
+
     /// Whether the inner exchange checks merge identifiers.
     public var checksMergeIdentifiers: Bool { inner.checksMergeIdentifiers }
 

@@ -119,6 +119,26 @@ import Testing
         #expect(capped.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2])
     }
 
+    /// A send's batches grow from the first batch size, doubling, to the send batch size;
+    /// every version goes once, in order.
+    @Test func sendBatchesGrowFromTheFirstBatchSize() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try chainOfHundredByteVersions(20), (_, b) = try memoryStore()
+        let sender = FaultyExchange(MemoryExchange(space: space, store: a), maximumBatchByteCount: 5_000, sendBatchByteCount: 800,
+                                    firstSendBatchByteCount: 100)
+        let sent = try await sender.send()
+        #expect(sender.sentBatches.map(\.count) == [1, 2, 4, 8, 5], "100, 200, 400 and 800 bytes, then 800 bytes of 100-byte versions")
+        #expect(Array(sender.sentBatches.joined()) == sent)
+        #expect(try await MemoryExchange(space: space, store: b).retrieve().count == 20)
+        // A first size above the send batch size is held to it.
+        let (_, c) = try memoryStore()
+        let held = FaultyExchange(MemoryExchange(space: MemoryExchangeSpace(), store: c), maximumBatchByteCount: 5_000, sendBatchByteCount: 250,
+                                  firstSendBatchByteCount: 10_000)
+        try await MemoryExchange(space: space, store: c).retrieve()
+        #expect(try await held.send().count == 20)
+        #expect(held.sentBatches.map(\.count) == Array(repeating: 2, count: 10))
+    }
+
     /// A send prepares each batch while the one before it is being sent: here the sending of
     /// a batch waits until the next batch is prepared, which a send preparing only after
     /// sending never does (the wait times out, and the order of events differs).
