@@ -36,11 +36,11 @@ enum ExchangeWorkloads {
 /// W6E: W6 sealed beside plain W6 in the same run, on every transport: a shared directory
 /// (`FileSystemExchange`, sealed as carriers), memory (`MemoryExchange`, sealed as carriers)
 /// and a loopback sync server on SQLite (plain: `HTTPExchange` to a transparent store;
-/// sealed: `HTTPBlobTransport` to a blind store). Each direction is timed plain then sealed,
-/// eleven times (this machine's timings wander by a third from run to run, and drift within
-/// one), each after the disk has been synchronized and the machine left idle for 30 ms; the
-/// medians are reported with their ratio, and the bytes a sealed version adds to its binary
-/// form.
+/// sealed: `HTTPBlobTransport` to a blind store). Each direction is timed plain and sealed,
+/// eleven times, the one or the other first in turn (this machine's timings wander by a
+/// third from run to run, and drift within one), each after the disk has been synchronized
+/// and the machine left idle for 30 ms; the medians are reported with their ratio, the bytes
+/// a sealed version adds to its binary form and what sealing costs one core per version.
 enum EncryptedExchangeWorkloads {
     /// Where versions go, and how a fresh location for one run is made.
     enum Transport: String, CaseIterable {
@@ -61,11 +61,13 @@ enum EncryptedExchangeWorkloads {
             sync()
             try await Task.sleep(for: .milliseconds(30))
         }
+        try sealingCost(of: source.store, backend: backend, keys: keys, report: report, parameters: parameters)
         do {
             for transport in Transport.allCases {
                 var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
-                for _ in 0..<11 {
-                    for sealed in [false, true] {
+                for round in 0..<11 {
+                    // Alternating which goes first cancels what going first or second does.
+                    for sealed in round.isMultiple(of: 2) ? [false, true] : [true, false] {
                         let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6e-\(UUID().uuidString)")
                         defer { try? FileManager.default.removeItem(at: shared) }
                         let space = MemoryExchangeSpace()
@@ -134,6 +136,26 @@ enum EncryptedExchangeWorkloads {
         report.record("W6E", backend, "sealed_bytes_added_per_version", Double(Int(sealedBytes) - plainBytes) / Double(versionCount), unit: "bytes",
                       parameters: parameters)
         try await rotation(backend: backend, report: report)
+    }
+
+    /// What sealing costs one core per version: `prepare(forSending:)` on the source's
+    /// versions in batches of 8 (below the size a batch is sealed on every core from), the
+    /// median of eleven passes.
+    static func sealingCost(of store: Store, backend: String, keys: EncryptionKeys, report: Report, parameters: [String: Int]) throws {
+        var entries: [VersionChanges] = []
+        for id in store.queryHistory({ $0.versionIdentifiers(addedAt: 0..<$0.count) }) {
+            guard var version = store.version(identifiedBy: id) else { continue }
+            version.successors = .init()
+            entries.append((version, try store.valueChanges(madeInVersionIdentifiedBy: id)))
+        }
+        let exchange = EncryptedExchange(sealing: MemoryExchange(space: MemoryExchangeSpace(), store: store), keys: keys)
+        let batches = stride(from: 0, to: entries.count, by: 8).map { Array(entries[$0..<min($0 + 8, entries.count)]) }
+        var costs: [Double] = []
+        for _ in 0..<11 {
+            let time = try ContinuousClock().measure { for batch in batches { _ = try exchange.prepare(forSending: batch) } }
+            costs.append(milliseconds(of: time) * 1_000 / Double(max(1, entries.count)))
+        }
+        report.record("W6E", backend, "seal_us_per_version", costs.sorted()[costs.count / 2], unit: "µs", parameters: parameters)
     }
 
     /// Key rotation with 10 enrolled devices: a new keyring revision (an epoch key sealed to
