@@ -43,16 +43,26 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// The transport's batch limit: a blob is a version's data and a few bytes more.
     public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
 
-    /// At most ``sealingBatchByteCount``: a send seals one batch while the next is read.
-    public var sendBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
+    /// At most ``sealingBatchByteCount``: a send seals one batch while the next is read. A
+    /// transport that prefers few batches (a WebDAV folder, where each costs a dozen
+    /// requests and more) gets batches as large as it takes.
+    public var sendBatchByteCount: Int {
+        transport.prefersFewBatches ? transport.maximumBatchByteCount : min(transport.maximumBatchByteCount, Self.sealingBatchByteCount)
+    }
 
     /// A send's first batch: at most ``firstSealingBatchByteCount``, so sealing starts after
-    /// little reading; the batches after it double up to ``sendBatchByteCount``.
-    public var firstSendBatchByteCount: Int { min(sendBatchByteCount, Self.firstSealingBatchByteCount) }
+    /// little reading; the batches after it double up to ``sendBatchByteCount``. Through a
+    /// transport that prefers few batches, the first is as large as the others.
+    public var firstSendBatchByteCount: Int {
+        transport.prefersFewBatches ? sendBatchByteCount : min(sendBatchByteCount, Self.firstSealingBatchByteCount)
+    }
 
     /// The most bytes of value data a send's first batch seals (64 KiB): while it is read,
     /// nothing is sealed yet.
     public static let firstSealingBatchByteCount = 65_536
+
+    /// Whether the transport prefers few batches.
+    public var prefersFewBatches: Bool { transport.prefersFewBatches }
 
     /// The most bytes of value data a batch seals at once (256 KiB): small enough that a
     /// send reads each batch from the store while the one before is sealed and put, so

@@ -12,6 +12,10 @@ import LLVSExchange
 public protocol SealedBlobTransport: AnyObject, Sendable {
     /// The most bytes of blobs to fetch in one call.
     var maximumBatchByteCount: Int { get }
+    /// Whether each put costs round trips enough (a WebDAV folder) that blobs should go in
+    /// batches as large as ``maximumBatchByteCount`` rather than small ones sealed while the
+    /// next is read (``EncryptedExchange/sendBatchByteCount``). False by default.
+    var prefersFewBatches: Bool { get }
     /// Yields when the other side may hold new blobs.
     var newBlobsAvailable: AsyncStream<Void> { get }
 
@@ -66,6 +70,8 @@ public protocol SealedBlobTransport: AnyObject, Sendable {
 }
 
 extension SealedBlobTransport {
+    /// False: a put costs little.
+    public var prefersFewBatches: Bool { false }
     /// Does nothing.
     public func prepareToRetrieve() async throws {}
     /// Does nothing.
@@ -126,6 +132,8 @@ public final class CarrierBlobTransport: SealedBlobTransport {
 
     /// The exchange's batch limit.
     public var maximumBatchByteCount: Int { exchange.maximumBatchByteCount }
+    /// Whether the exchange prefers few batches (a WebDAV folder).
+    public var prefersFewBatches: Bool { exchange.prefersFewBatches }
     /// The exchange's notifications.
     public var newBlobsAvailable: AsyncStream<Void> { exchange.newVersionsAvailable }
 

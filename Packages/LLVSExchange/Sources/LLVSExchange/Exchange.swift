@@ -59,6 +59,12 @@ public protocol Exchange: AnyObject, Sendable {
     /// By default, ``sendBatchByteCount`` (every batch alike).
     var firstSendBatchByteCount: Int { get }
 
+    /// Whether each batch this exchange sends costs round trips to another machine (a
+    /// WebDAV folder: a dozen requests and more a batch), so that an exchange wrapping it
+    /// (an encrypted exchange) should hand it batches as large as ``maximumBatchByteCount``
+    /// rather than small ones that overlap the reading. False by default.
+    var prefersFewBatches: Bool { get }
+
     /// Whether ``retrieve(progress:)`` checks, before adding it, that each version presenting
     /// itself as a merge the store made carries the identifier its record derives (SPEC.md,
     /// "Merge identity"; `Store.addVersions(_:checkingMergeIdentifiers:)`). False by default:
@@ -152,6 +158,9 @@ extension Exchange {
 
     /// ``sendBatchByteCount``: batches alike.
     public var firstSendBatchByteCount: Int { sendBatchByteCount }
+
+    /// False: a batch costs little.
+    public var prefersFewBatches: Bool { false }
 
     /// The batch as it is, with no work done.
     public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {

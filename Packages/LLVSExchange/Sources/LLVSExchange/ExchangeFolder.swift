@@ -59,11 +59,19 @@ public protocol ExchangeFolder: Sendable {
     /// fixed places, so that removing stale ones lists only these; nil (the default) when
     /// they are beside the files they become, in any folder.
     var temporaryFileFolders: [String]? { get }
+
+    /// Whether each file written costs a round trip to another machine (a WebDAV server),
+    /// so that an exchange over this folder prefers few batches
+    /// (``Exchange/prefersFewBatches``). False by default.
+    var isRemote: Bool { get }
 }
 
 extension ExchangeFolder {
     /// Nil: temporary files are beside the files they become.
     public var temporaryFileFolders: [String]? { nil }
+
+    /// False: a local folder.
+    public var isRemote: Bool { false }
 }
 
 /// One entry of an ``ExchangeFolder`` listing.

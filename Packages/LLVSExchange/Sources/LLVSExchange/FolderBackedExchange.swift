@@ -18,6 +18,8 @@ extension FolderBackedExchange {
     public var restoration: ExchangeRestorationState { folderExchange.restoration }
     /// See ``Exchange/maximumBatchByteCount``.
     public var maximumBatchByteCount: Int { folderExchange.maximumBatchByteCount }
+    /// Whether the folder is remote (each batch costs requests).
+    public var prefersFewBatches: Bool { folderExchange.prefersFewBatches }
     /// See ``FolderExchange/newVersionsAvailable``.
     public var newVersionsAvailable: AsyncStream<Void> { folderExchange.newVersionsAvailable }
 

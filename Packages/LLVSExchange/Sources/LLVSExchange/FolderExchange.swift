@@ -54,6 +54,8 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
     public let maximumPollingInterval: Duration
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
+    /// True over a remote folder (``ExchangeFolder/isRemote``): each batch costs requests.
+    public var prefersFewBatches: Bool { folder.isRemote }
     /// The format the folder gets if this exchange creates it (an existing folder keeps its own).
     public let newDirectoryFormat: DirectoryFormat
 

@@ -40,6 +40,9 @@ extension ForwardingExchange {
     /// The inner exchange's first send batch size.
     public var firstSendBatchByteCount: Int { inner.firstSendBatchByteCount }
 
+    /// Whether the inner exchange prefers few batches.
+    public var prefersFewBatches: Bool { inner.prefersFewBatches }
+
     /// Whether the inner exchange checks merge identifiers.
     public var checksMergeIdentifiers: Bool { inner.checksMergeIdentifiers }
 

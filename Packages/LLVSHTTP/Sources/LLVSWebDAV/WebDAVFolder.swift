@@ -211,6 +211,9 @@ public struct WebDAVFolder: ExchangeFolder {
     /// The root: where this folder's temporary files are.
     public var temporaryFileFolders: [String]? { [""] }
 
+    /// True: every file costs requests to the server.
+    public var isRemote: Bool { true }
+
     /// `PUT`s `data`, making the folders on the way when the server answers that one is
     /// missing (`409 Conflict`, as RFC 4918 says; rclone answers `404`).
     func put(_ data: Data, at path: String, folder: String) async throws {

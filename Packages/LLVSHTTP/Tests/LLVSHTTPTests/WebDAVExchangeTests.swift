@@ -88,6 +88,25 @@ struct WebDAVExchangeTests {
         #expect(try writers[0].texts(at: head) == writers[1].texts(at: head))
     }
 
+    /// Every batch through a WebDAV folder costs a dozen requests and more: the exchange says
+    /// it prefers few batches, and an encrypted exchange over it seals batches as large as the
+    /// folder takes, from the first (over memory, small ones that overlap the reading).
+    @Test func anEncryptedExchangeSendsFewBatchesThroughAWebDAVFolder() throws {
+        let store = try Client("batches").store
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let webDAV = try WebDAVExchange(url: try #require(URL(string: "https://example.com/dav/Notes")), store: store)
+        #expect(webDAV.prefersFewBatches && webDAV.folder.isRemote)
+        let sealed = EncryptedExchange(sealing: webDAV, keys: keys)
+        #expect(sealed.prefersFewBatches)
+        #expect(sealed.sendBatchByteCount == webDAV.maximumBatchByteCount)
+        #expect(sealed.firstSendBatchByteCount == webDAV.maximumBatchByteCount)
+        let memory = MemoryExchange(space: MemoryExchangeSpace(), store: store)
+        #expect(!memory.prefersFewBatches)
+        let local = EncryptedExchange(sealing: memory, keys: keys)
+        #expect(local.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
+        #expect(local.firstSendBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
+    }
+
     /// A folder URL with a query or trailing slashes is cleaned; other schemes are refused.
     @Test func urlsAreCheckedAndCleaned() throws {
         let store = try Client("url").store
