@@ -3,10 +3,12 @@ import LLVS
 
 /// W6W: W6 through a WebDAV folder on Apache httpd (mod_dav, on loopback, Basic auth) in
 /// clear and over TLS, beside the shared directory in the same run: send every version of a
-/// 1,000-version store into an empty folder, then retrieve them all into an empty store.
-/// Each transport is timed three times; the medians are reported, with the requests each
-/// direction sent per version. The servers are the ones `Scripts/webdav start` runs (it
-/// exports `LLVS_TEST_WEBDAV_*`; `Scripts/bench` starts them when they are not running).
+/// 1,000-version store into an empty folder, then retrieve them all into an empty store,
+/// plain and sealed (`EncryptedExchange` over the same transport, W6E's figure for WebDAV).
+/// Each transport is timed five times each way, plain or sealed first in turn; the medians
+/// are reported, with the sealed-to-plain throughput and the requests each plain direction
+/// sent per version. The servers are the ones `Scripts/webdav start` runs (it exports
+/// `LLVS_TEST_WEBDAV_*`; `Scripts/bench` starts them when they are not running).
 enum WebDAVWorkloads {
     enum Transport: String, CaseIterable {
         case directory
@@ -40,38 +42,50 @@ enum WebDAVWorkloads {
                 }
                 base = url
             }
-            var sends: [Double] = [], retrieves: [Double] = []
+            var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
             var requests: (send: Int, retrieve: Int) = (0, 0)
-            for _ in 0..<3 {
-                let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6w-\(UUID().uuidString)")
-                defer { try? FileManager.default.removeItem(at: shared) }
-                let folder = base?.appendingPathComponent("w6w-\(UUID().uuidString.prefix(8))")
-                func exchange(_ store: Store) throws -> any Exchange {
-                    guard let folder else { return FileSystemExchange(rootDirectoryURL: shared, store: store) }
-                    return try WebDAVExchange(url: folder, store: store, authorization: authorization,
-                                              httpClient: client ?? HTTPExchange.defaultHTTPClient)
-                }
-                let clock = ContinuousClock()
-                let sender = try exchange(source.store)
-                var sent: [Version.ID] = [], retrieved: [Version.ID] = []
-                let sendTime = try await clock.measure { sent = try await sender.send() }
-                let target = try BenchmarkStore(backend: backend)
-                let receiver = try exchange(target.store)
-                let retrieveTime = try await clock.measure { retrieved = try await receiver.retrieve() }
-                guard sent.count == versionCount, retrieved.count == versionCount,
-                      try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {
-                    throw BenchmarkError.wrongResult("W6W (\(transport.rawValue)) moved \(sent.count) / \(retrieved.count) of \(versionCount) versions")
-                }
-                sends.append(milliseconds(of: sendTime))
-                retrieves.append(milliseconds(of: retrieveTime))
-                if let sending = sender as? WebDAVExchange, let receiving = receiver as? WebDAVExchange {
-                    requests = (sending.folder.requestCount, receiving.folder.requestCount)
+            let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+            for round in 0..<5 {
+                for sealed in round.isMultiple(of: 2) ? [false, true] : [true, false] {
+                    let shared = FileManager.default.temporaryDirectory.appendingPathComponent("llvs-bench-w6w-\(UUID().uuidString)")
+                    defer { try? FileManager.default.removeItem(at: shared) }
+                    let folder = base?.appendingPathComponent("w6w-\(UUID().uuidString.prefix(8))")
+                    func exchange(_ store: Store) throws -> any Exchange {
+                        let inner: any Exchange = try folder.map {
+                            try WebDAVExchange(url: $0, store: store, authorization: authorization,
+                                               httpClient: client ?? HTTPExchange.defaultHTTPClient)
+                        } ?? FileSystemExchange(rootDirectoryURL: shared, store: store)
+                        return sealed ? EncryptedExchange(sealing: inner, keys: keys) : inner
+                    }
+                    let clock = ContinuousClock()
+                    let sender = try exchange(source.store)
+                    var sent: [Version.ID] = [], retrieved: [Version.ID] = []
+                    let sendTime = try await clock.measure { sent = try await sender.send() }
+                    let target = try BenchmarkStore(backend: backend)
+                    let receiver = try exchange(target.store)
+                    let retrieveTime = try await clock.measure { retrieved = try await receiver.retrieve() }
+                    guard sent.count == versionCount, retrieved.count == versionCount,
+                          try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {
+                        throw BenchmarkError.wrongResult("W6W (\(transport.rawValue), sealed: \(sealed)) moved \(sent.count) / \(retrieved.count) of \(versionCount) versions")
+                    }
+                    times[sealed]?.send.append(milliseconds(of: sendTime))
+                    times[sealed]?.retrieve.append(milliseconds(of: retrieveTime))
+                    if let sending = sender as? WebDAVExchange, let receiving = receiver as? WebDAVExchange {
+                        requests = (sending.folder.requestCount, receiving.folder.requestCount)
+                    }
                 }
             }
             let name = transport.rawValue
-            medians[transport] = (median(sends), median(retrieves))
-            report.record("W6W", backend, "\(name)_send_ms", median(sends), unit: "ms", parameters: parameters)
-            report.record("W6W", backend, "\(name)_retrieve_ms", median(retrieves), unit: "ms", parameters: parameters)
+            guard let plain = times[false], let sealed = times[true] else { continue }
+            medians[transport] = (median(plain.send), median(plain.retrieve))
+            report.record("W6W", backend, "\(name)_send_ms", median(plain.send), unit: "ms", parameters: parameters)
+            report.record("W6W", backend, "\(name)_retrieve_ms", median(plain.retrieve), unit: "ms", parameters: parameters)
+            report.record("W6W", backend, "\(name)_sealed_send_ms", median(sealed.send), unit: "ms", parameters: parameters)
+            report.record("W6W", backend, "\(name)_sealed_retrieve_ms", median(sealed.retrieve), unit: "ms", parameters: parameters)
+            report.record("W6W", backend, "\(name)_sealed_to_plain_send_throughput", median(plain.send) / median(sealed.send), unit: "x",
+                          parameters: parameters)
+            report.record("W6W", backend, "\(name)_sealed_to_plain_retrieve_throughput", median(plain.retrieve) / median(sealed.retrieve),
+                          unit: "x", parameters: parameters)
             if transport != .directory {
                 report.record("W6W", backend, "\(name)_send_requests_per_version", Double(requests.send) / Double(versionCount),
                               unit: "requests", parameters: parameters)
