@@ -16,7 +16,7 @@ import NIOHTTP1
 ///   `412` then means another writer published it first).
 /// - Folders are made with `MKCOL` when a `MOVE` answers that its destination's folder is
 ///   missing (`409 Conflict`; rclone answers `403`, Apache `500`), then the `MOVE` is sent
-///   again.
+///   again, up to the retry policy's attempts (at least four) while it answers so.
 /// - Listings are one `PROPFIND` with `Depth: 1`.
 /// - The log is a segment file per append (`WebDAVLog`), created and never replaced, so
 ///   two writers never write one file and no lock is needed. Each append also rewrites a
@@ -164,11 +164,13 @@ public struct WebDAVFolder: ExchangeFolder {
                 // The destination's folder may be missing: servers answer 409 (RFC 4918),
                 // 403 (rclone) or 500 (Apache). Make it, then move again, retrying as usual.
                 try await makeFolders(Self.parent(of: path))
-                // A server can take a moment to let a MOVE into a folder it has just made (a
-                // CI run saw rclone answer 403 again right after the MKCOL): a few tries, as
-                // far apart as the retry policy's first retries, before the answer stands.
-                for attempt in 1...Self.movesAfterMakingFolders {
-                    let last = attempt == Self.movesAfterMakingFolders
+                // A server can take a while to let a MOVE into a folder it has just made (CI
+                // runs saw rclone answer 403 again right after the MKCOL, and again after
+                // four tries within a second): as many tries as the retry policy allows
+                // (at least four), as far apart as its retries, before the answer stands.
+                let moves = max(Self.movesAfterMakingFolders, retryPolicy.maximumAttempts)
+                for attempt in 1...moves {
+                    let last = attempt == moves
                     status = try await move(temporary, to: path, overwrite: overwrite, accepting: last ? [] : Self.missingFolderStatuses)
                     guard Self.missingFolderStatuses.contains(status) else { break }
                     try await Task.sleep(for: retryPolicy.delay(beforeRetry: attempt))
@@ -198,7 +200,8 @@ public struct WebDAVFolder: ExchangeFolder {
     /// What servers answer a `MOVE` into a folder that does not exist.
     static let missingFolderStatuses: Set<Int> = [403, 409, 500]
 
-    /// How many times a `MOVE` is sent after its destination's folders were made.
+    /// The fewest times a `MOVE` is sent after its destination's folders were made (the
+    /// retry policy's attempts when they are more).
     static let movesAfterMakingFolders = 4
 
     /// `MOVE`s `source` onto `path`; the status, 2xx, 404, 412 or one of `accepting`.
