@@ -125,29 +125,27 @@ enum EncryptedExchangeWorkloads {
             throw error
         }
         await server.stop()
-        var plainBytes = 0
-        for id in source.store.queryHistory({ $0.versionIdentifiers(addedAt: 0..<$0.count) }) {
-            guard let version = source.store.version(identifiedBy: id) else { continue }
-            var shipped = version
-            shipped.successors = .init()
-            plainBytes += ExchangeBatch.encode([(shipped, try source.store.valueChanges(madeInVersionIdentifiedBy: id))]).count
-        }
+        let plainBytes = try shippedVersions(of: source.store).reduce(0) { $0 + ExchangeBatch.encode([$1]).count }
         report.record("W6E", backend, "plain_bytes_per_version", Double(plainBytes) / Double(versionCount), unit: "bytes", parameters: parameters)
         report.record("W6E", backend, "sealed_bytes_added_per_version", Double(Int(sealedBytes) - plainBytes) / Double(versionCount), unit: "bytes",
                       parameters: parameters)
         try await rotation(backend: backend, report: report)
     }
 
+    /// Every version of `store` as a send ships it: without successors, with its changes.
+    static func shippedVersions(of store: Store) throws -> [VersionChanges] {
+        try store.queryHistory { $0.versionIdentifiers(addedAt: 0..<$0.count) }.compactMap { id in
+            guard var version = store.version(identifiedBy: id) else { return nil }
+            version.successors = .init()
+            return (version, try store.valueChanges(madeInVersionIdentifiedBy: id))
+        }
+    }
+
     /// What sealing costs one core per version: `prepare(forSending:)` on the source's
     /// versions in batches of 8 (below the size a batch is sealed on every core from), the
     /// median of eleven passes.
     static func sealingCost(of store: Store, backend: String, keys: EncryptionKeys, report: Report, parameters: [String: Int]) throws {
-        var entries: [VersionChanges] = []
-        for id in store.queryHistory({ $0.versionIdentifiers(addedAt: 0..<$0.count) }) {
-            guard var version = store.version(identifiedBy: id) else { continue }
-            version.successors = .init()
-            entries.append((version, try store.valueChanges(madeInVersionIdentifiedBy: id)))
-        }
+        let entries = try shippedVersions(of: store)
         let exchange = EncryptedExchange(sealing: MemoryExchange(space: MemoryExchangeSpace(), store: store), keys: keys)
         let batches = stride(from: 0, to: entries.count, by: 8).map { Array(entries[$0..<min($0 + 8, entries.count)]) }
         var costs: [Double] = []

@@ -52,7 +52,7 @@ public struct ByteWriter: Sendable {
         bytes.append(UInt8(remaining))
     }
 
-    /// Inserts the varint of `value` at `offset` (at most ``count``; an offset past it
+    /// Inserts the varint of `value` at `offset` (at most `bytes.count`; an offset past it
     /// appends), moving the bytes after it: a length that goes before what it measures.
     ///
     /// - Complexity: O(the bytes after `offset`).
@@ -61,9 +61,6 @@ public struct ByteWriter: Sendable {
         varint.appendVarint(value)
         bytes.insert(contentsOf: varint.bytes, at: min(max(0, offset), bytes.count))
     }
-
-    /// How many bytes have been written.
-    public var count: Int { bytes.count }
 
     /// The number of bytes ``appendVarint(_:)`` writes for `value` (1 to 10).
     public static func varintByteCount(_ value: UInt64) -> Int {

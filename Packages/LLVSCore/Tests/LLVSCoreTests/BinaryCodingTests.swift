@@ -94,7 +94,7 @@ import LLVSCore
         let storage = buffer.withUnsafeBufferPointer { $0.baseAddress }
         let capacity = buffer.capacity
         var writer = ByteWriter(reusing: consume buffer)
-        #expect(writer.count == 0)
+        #expect(writer.bytes.isEmpty)
         writer.appendString("abc")
         #expect(writer.bytes == [3] + Array("abc".utf8))
         let bytes = writer.takeBytes()
@@ -109,7 +109,7 @@ import LLVSCore
         await propertyCheck(count: 500, input: input) { number, section, before throws in
             var inserted = ByteWriter()
             inserted.append(contentsOf: before)
-            let start = inserted.count
+            let start = inserted.bytes.count
             inserted.append(contentsOf: section)
             inserted.insertVarint(number, at: start)
             var written = ByteWriter()
@@ -117,7 +117,7 @@ import LLVSCore
             written.appendVarint(number)
             written.append(contentsOf: section)
             #expect(inserted.bytes == written.bytes)
-            #expect(inserted.count == before.count + ByteWriter.varintByteCount(number) + section.count)
+            #expect(inserted.bytes.count == before.count + ByteWriter.varintByteCount(number) + section.count)
         }
         // An offset past the end appends, one before the start prepends.
         var writer = ByteWriter()

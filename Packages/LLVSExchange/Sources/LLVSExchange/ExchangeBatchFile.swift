@@ -76,7 +76,7 @@ struct ExchangeBatchFile: Sendable {
         writer.appendLengthPrefixed(record.bytes)
 
         // The section's length goes before it, and is known once it is written.
-        let sectionStart = writer.count
+        let sectionStart = writer.bytes.count
         writer.appendVarint(UInt64(changes.count))
         for change in changes {
             switch change {
@@ -102,7 +102,7 @@ struct ExchangeBatchFile: Sendable {
                 writer.appendIdentifier(id)
             }
         }
-        writer.insertVarint(UInt64(writer.count - sectionStart), at: sectionStart)
+        writer.insertVarint(UInt64(writer.bytes.count - sectionStart), at: sectionStart)
     }
 
     /// The exact length of the changes section ``appendEntry(_:changes:to:)`` writes for
