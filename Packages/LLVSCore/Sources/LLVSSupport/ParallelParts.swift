@@ -11,8 +11,16 @@ public enum ParallelParts {
     /// - Complexity: `body`'s work, divided among the cores.
     public static func forEach(in count: Int, parallelFrom minimumCount: Int, partsPerCore: Int = 1,
                                _ body: @Sendable (Range<Int>) -> Void) {
-        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let partCount = count >= minimumCount && cores > 1 ? min(count, cores * min(max(1, partsPerCore), 64)) : 1
+        forEach(in: count, parallelFrom: minimumCount, partsPerCore: partsPerCore, cores: { ProcessInfo.processInfo.activeProcessorCount }, body)
+    }
+
+    /// ``forEach(in:parallelFrom:partsPerCore:_:)`` on `cores()` cores. Below the minimum,
+    /// `cores` is not called: on Linux the active processor count is read from the
+    /// process's CPU quota files, which costs more than a small batch's work.
+    static func forEach(in count: Int, parallelFrom minimumCount: Int, partsPerCore: Int, cores coreCount: () -> Int,
+                        _ body: @Sendable (Range<Int>) -> Void) {
+        let cores = count >= minimumCount && count > 1 ? max(1, coreCount()) : 1
+        let partCount = cores > 1 ? min(count, cores * min(max(1, partsPerCore), 64)) : 1
         guard partCount > 1 else {
             body(0..<max(count, 0))
             return

@@ -1,6 +1,6 @@
 import Foundation
 import LLVSCore
-import LLVSSupport
+@testable import LLVSSupport
 import Testing
 
 /// `ParallelParts` covers its range exactly once, in contiguous parts, whether it splits it
@@ -24,6 +24,20 @@ import Testing
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(sorted.count <= max(1, cores * min(max(1, partsPerCore), 64)))
         #expect(count == 0 || sorted.allSatisfy { !$0.isEmpty })
+    }
+
+    /// The core count is asked for only when a range is long enough to split (on Linux it
+    /// costs file reads), and a range that splits gets `partsPerCore` parts per core.
+    @Test(arguments: [0, 1, 15, 16, 17, 40], [1, 4])
+    func theCoreCountIsAskedForOnlyFromTheMinimum(count: Int, partsPerCore: Int) {
+        let asked = Locked(0)
+        let parts = Locked(0)
+        ParallelParts.forEach(in: count, parallelFrom: 16, partsPerCore: partsPerCore, cores: {
+            asked.withLock { $0 += 1 }
+            return 3
+        }) { _ in parts.withLock { $0 += 1 } }
+        #expect(asked.withLock { $0 } == (count >= 16 ? 1 : 0))
+        #expect(parts.withLock { $0 } == (count >= 16 ? min(count, 3 * partsPerCore) : 1))
     }
 
     /// A failure `map` reports: the element it failed on.
