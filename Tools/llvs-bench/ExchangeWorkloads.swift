@@ -39,8 +39,11 @@ enum ExchangeWorkloads {
 /// sealed: `HTTPBlobTransport` to a blind store). Each direction is timed plain and sealed,
 /// eleven times, the one or the other first in turn (this machine's timings wander by a
 /// third from run to run, and drift within one), each after the disk has been synchronized
-/// and the machine left idle for 30 ms; the medians are reported with their ratio, the bytes
-/// a sealed version adds to its binary form and what sealing costs one core per version.
+/// and the machine left idle for 30 ms; the medians are reported with their ratio, with the
+/// CPU time each used (every thread's) and how many cores a sealed send kept busy, the bytes
+/// a sealed version adds to its binary form, and what sealing costs one core per version and
+/// every core together (their ratio, `seal_all_cores_speedup`, is what this machine's cores
+/// give together: about 2 on two free cores).
 enum EncryptedExchangeWorkloads {
     /// Where versions go, and how a fresh location for one run is made.
     enum Transport: String, CaseIterable {
@@ -65,6 +68,11 @@ enum EncryptedExchangeWorkloads {
         do {
             for transport in Transport.allCases {
                 var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
+                // The CPU time (every thread's) each timed direction used, and how many cores a
+                // sealed send kept busy: the throughput ratio depends on what a second core
+                // gives, the CPU times do not.
+                var cpuTimes: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
+                var sealedSendCores: [Double] = []
                 for round in 0..<11 {
                     // Alternating which goes first cancels what going first or second does.
                     for sealed in round.isMultiple(of: 2) ? [false, true] : [true, false] {
@@ -85,19 +93,21 @@ enum EncryptedExchangeWorkloads {
                                 return EncryptedExchange(blobs: try server.blobTransport(storeName), store: store, keys: keys)
                             }
                         }
-                        let clock = ContinuousClock()
                         var sent: [Version.ID] = [], retrieved: [Version.ID] = []
                         try await settle()
-                        let sendTime = try await clock.measure { sent = try await exchange(source.store).send() }
+                        let sendTime = try await wallAndCPUMilliseconds { sent = try await exchange(source.store).send() }
                         let target = try BenchmarkStore(backend: backend)
                         try await settle()
-                        let retrieveTime = try await clock.measure { retrieved = try await exchange(target.store).retrieve() }
+                        let retrieveTime = try await wallAndCPUMilliseconds { retrieved = try await exchange(target.store).retrieve() }
                         guard sent.count == versionCount, retrieved.count == versionCount,
                               try target.store.valueReferences(at: head).count == ExchangeHistory.initialValueCount else {
                             throw BenchmarkError.wrongResult("W6E (\(transport), sealed: \(sealed)) moved \(sent.count) / \(retrieved.count) of \(versionCount) versions")
                         }
-                        times[sealed]?.send.append(milliseconds(of: sendTime))
-                        times[sealed]?.retrieve.append(milliseconds(of: retrieveTime))
+                        times[sealed]?.send.append(sendTime.wall)
+                        times[sealed]?.retrieve.append(retrieveTime.wall)
+                        cpuTimes[sealed]?.send.append(sendTime.cpu)
+                        cpuTimes[sealed]?.retrieve.append(retrieveTime.cpu)
+                        if sealed { sealedSendCores.append(sendTime.cpu / max(sendTime.wall, 0.001)) }
                         if sealed, transport == .directory {
                             // The carriers' records declare their blobs' sizes.
                             let carriers = FileSystemExchange(rootDirectoryURL: shared, store: target.store)
@@ -112,7 +122,11 @@ enum EncryptedExchangeWorkloads {
                     guard let measured = times[sealed] else { continue }
                     report.record("W6E", backend, "\(prefix)\(name)_send_ms", median(measured.send), unit: "ms", parameters: parameters)
                     report.record("W6E", backend, "\(prefix)\(name)_retrieve_ms", median(measured.retrieve), unit: "ms", parameters: parameters)
+                    guard let cpu = cpuTimes[sealed] else { continue }
+                    report.record("W6E", backend, "\(prefix)\(name)_send_cpu_ms", median(cpu.send), unit: "ms", parameters: parameters)
+                    report.record("W6E", backend, "\(prefix)\(name)_retrieve_cpu_ms", median(cpu.retrieve), unit: "ms", parameters: parameters)
                 }
+                report.record("W6E", backend, "\(prefix)sealed_send_cores", median(sealedSendCores), unit: "cores", parameters: parameters)
                 if let plain = times[false], let sealed = times[true] {
                     report.record("W6E", backend, "\(prefix)sealed_to_plain_send_throughput", median(plain.send) / median(sealed.send), unit: "x",
                                   parameters: parameters)
@@ -142,18 +156,25 @@ enum EncryptedExchangeWorkloads {
     }
 
     /// What sealing costs one core per version: `prepare(forSending:)` on the source's
-    /// versions in batches of 8 (below the size a batch is sealed on every core from), the
-    /// median of eleven passes.
+    /// versions in batches of 8 (below the size a batch is sealed on every core from); and
+    /// what it costs when the whole store is one batch, sealed on every core. Medians of
+    /// eleven passes each, the one after the other.
     static func sealingCost(of store: Store, backend: String, keys: EncryptionKeys, report: Report, parameters: [String: Int]) throws {
         let entries = try shippedVersions(of: store)
         let exchange = EncryptedExchange(sealing: MemoryExchange(space: MemoryExchangeSpace(), store: store), keys: keys)
         let batches = stride(from: 0, to: entries.count, by: 8).map { Array(entries[$0..<min($0 + 8, entries.count)]) }
-        var costs: [Double] = []
+        var costs: [Double] = [], parallelCosts: [Double] = []
         for _ in 0..<11 {
             let time = try ContinuousClock().measure { for batch in batches { _ = try exchange.prepare(forSending: batch) } }
             costs.append(milliseconds(of: time) * 1_000 / Double(max(1, entries.count)))
+            let parallelTime = try ContinuousClock().measure { _ = try exchange.prepare(forSending: entries) }
+            parallelCosts.append(milliseconds(of: parallelTime) * 1_000 / Double(max(1, entries.count)))
         }
-        report.record("W6E", backend, "seal_us_per_version", costs.sorted()[costs.count / 2], unit: "µs", parameters: parameters)
+        let cost = costs.sorted()[costs.count / 2], parallelCost = parallelCosts.sorted()[parallelCosts.count / 2]
+        report.record("W6E", backend, "seal_us_per_version", cost, unit: "µs", parameters: parameters)
+        report.record("W6E", backend, "seal_all_cores_us_per_version", parallelCost, unit: "µs", parameters: parameters)
+        report.record("W6E", backend, "seal_all_cores_speedup", cost / max(parallelCost, 0.001), unit: "x",
+                      parameters: ["versions": entries.count, "cores": ProcessInfo.processInfo.activeProcessorCount])
     }
 
     /// Key rotation with 10 enrolled devices: a new keyring revision (an epoch key sealed to

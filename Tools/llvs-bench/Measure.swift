@@ -41,3 +41,27 @@ private func statusBytes(_ key: String) -> Int {
     }
     return 0
 }
+
+#if canImport(Glibc)
+/// `RUSAGE_SELF` as `getrusage` takes it (Glibc imports the constant as an enum case).
+private let RUSAGE_SELF_WHO = __rusage_who_t(RUSAGE_SELF.rawValue)
+#else
+private let RUSAGE_SELF_WHO = RUSAGE_SELF
+#endif
+
+/// The CPU time this process has used so far, user and system, on every thread, in
+/// milliseconds (`getrusage(RUSAGE_SELF)`; 0 where that fails).
+func processCPUMilliseconds() -> Double {
+    var usage = rusage()
+    guard getrusage(RUSAGE_SELF_WHO, &usage) == 0 else { return 0 }
+    func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1_000 + Double(time.tv_usec) / 1_000 }
+    return milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime)
+}
+
+/// Runs `body` and returns its wall-clock time and the CPU time the process used meanwhile
+/// (every thread's), both in milliseconds: their ratio is how many cores the work had.
+func wallAndCPUMilliseconds(_ body: () async throws -> Void) async rethrows -> (wall: Double, cpu: Double) {
+    let cpuBefore = processCPUMilliseconds()
+    let wall = milliseconds(of: try await ContinuousClock().measure(body))
+    return (wall, processCPUMilliseconds() - cpuBefore)
+}
