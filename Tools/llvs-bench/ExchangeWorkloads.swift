@@ -68,11 +68,9 @@ enum EncryptedExchangeWorkloads {
         do {
             for transport in Transport.allCases {
                 var times: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
-                // The CPU time (every thread's) each timed direction used, and how many cores a
-                // sealed send kept busy: the throughput ratio depends on what a second core
-                // gives, the CPU times do not.
+                // The CPU time (every thread's) each timed direction used: the throughput ratio
+                // depends on what a second core gives, the CPU times do not.
                 var cpuTimes: [Bool: (send: [Double], retrieve: [Double])] = [false: ([], []), true: ([], [])]
-                var sealedSendCores: [Double] = []
                 for round in 0..<11 {
                     // Alternating which goes first cancels what going first or second does.
                     for sealed in round.isMultiple(of: 2) ? [false, true] : [true, false] {
@@ -107,7 +105,6 @@ enum EncryptedExchangeWorkloads {
                         times[sealed]?.retrieve.append(retrieveTime.wall)
                         cpuTimes[sealed]?.send.append(sendTime.cpu)
                         cpuTimes[sealed]?.retrieve.append(retrieveTime.cpu)
-                        if sealed { sealedSendCores.append(sendTime.cpu / max(sendTime.wall, 0.001)) }
                         if sealed, transport == .directory {
                             // The carriers' records declare their blobs' sizes.
                             let carriers = FileSystemExchange(rootDirectoryURL: shared, store: target.store)
@@ -126,7 +123,11 @@ enum EncryptedExchangeWorkloads {
                     report.record("W6E", backend, "\(prefix)\(name)_send_cpu_ms", median(cpu.send), unit: "ms", parameters: parameters)
                     report.record("W6E", backend, "\(prefix)\(name)_retrieve_cpu_ms", median(cpu.retrieve), unit: "ms", parameters: parameters)
                 }
-                report.record("W6E", backend, "\(prefix)sealed_send_cores", median(sealedSendCores), unit: "cores", parameters: parameters)
+                // How many cores each sealed send kept busy: its CPU time over its wall time.
+                if let wall = times[true]?.send, let cpu = cpuTimes[true]?.send {
+                    let cores = zip(cpu, wall).map { $0 / max($1, 0.001) }
+                    report.record("W6E", backend, "\(prefix)sealed_send_cores", median(cores), unit: "cores", parameters: parameters)
+                }
                 if let plain = times[false], let sealed = times[true] {
                     report.record("W6E", backend, "\(prefix)sealed_to_plain_send_throughput", median(plain.send) / median(sealed.send), unit: "x",
                                   parameters: parameters)
