@@ -56,6 +56,7 @@ let traits: Set<Trait> = [
 
 let heap = Target.Dependency.product(name: "HeapModule", package: "swift-collections")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Store"]))
+let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["Store"]))
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLite"]))
 /// SQLite's C API as GRDB links it: the version log and the search index read columns through it, the
 /// SQLite tests register a VFS of their own through it.
@@ -247,7 +248,7 @@ let modules: [Module] = [
 
     // Packages/LLVSEncryption
     Module(name: "LLVSEncryption", kind: .library, package: "LLVSEncryption",
-           local: ["LLVSSupport", "LLVSCore", "LLVSStore", "LLVSExchange"], external: [crypto]),
+           local: ["LLVSSupport", "LLVSCore", "LLVSStore", "LLVSExchange"], external: [crypto, cryptoExtras]),
     Module(name: "LLVSEncryptionTesting", kind: .testSupport, package: "LLVSEncryption",
            local: ["LLVSCore", "LLVSMerge", "LLVSStore"], external: []),
     Module(name: "LLVSEncryptionTests", kind: .test, package: "LLVSEncryption",

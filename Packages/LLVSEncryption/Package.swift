@@ -32,6 +32,7 @@ let package = Package(
                 .product(name: "LLVSStore", package: "LLVSStore"),
                 .product(name: "LLVSExchange", package: "LLVSExchange"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The leak check every transport's tests run: a distinctive corpus, the bytes that

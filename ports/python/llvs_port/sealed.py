@@ -1,17 +1,21 @@
 """Sealed versions of an encrypted exchange (SPEC.md section 18): the keys a store key
-derives (HKDF-SHA256), version names (HMAC-SHA256), PADMÉ, and ChaCha20-Poly1305 (RFC 8439)
-written here, so the port needs only the standard library. ``open_blob`` checks what
+derives (HKDF-SHA256), version names (HMAC-SHA256), PADMÉ, and the two AEADs written here,
+ChaCha20-Poly1305 (RFC 8439, format 1) and AES-256-GCM-SIV (RFC 8452, format 2, in
+``gcm_siv``), so the port needs only the standard library. ``open_blob`` checks what
 section 18 lists and names the class of a refusal; ``seal`` makes the same bytes as the
 Swift implementation (sealing is deterministic)."""
 import hashlib
 import hmac
 import struct
 
+from . import gcm_siv
 from .exchange import decode_batch, encode_batch
 
 SALT = b"LLVS E2E 1"
 DOMAIN = b"LLVS sealed version"
 FORMAT_CHACHA_POLY = 1
+FORMAT_GCM_SIV = 2
+GCM_SIV_NONCE = bytes(12)
 HEADER = 1 + 4 + 12
 TAG = 16
 
@@ -156,22 +160,29 @@ def _associated_data(format_byte, epoch, keys, name):
     return DOMAIN + bytes([format_byte]) + struct.pack(">I", epoch) + keys.store_identifier + name
 
 
-def seal_plaintext(plaintext, epoch, name, keys):
-    """The blob of a framed, padded plaintext under ``epoch``."""
+def seal_plaintext(plaintext, epoch, name, keys, format_byte):
+    """The blob of a framed, padded plaintext under ``epoch``, in format 1 or 2."""
     epoch_key = keys.epoch_keys[epoch]
-    nonce = _nonce(epoch_key, name, plaintext)
-    ciphertext, tag = aead_seal(_blob_key(epoch_key, name), nonce, plaintext, _associated_data(FORMAT_CHACHA_POLY, epoch, keys, name))
-    return bytes([FORMAT_CHACHA_POLY]) + struct.pack(">I", epoch) + nonce + ciphertext + tag
+    aad = _associated_data(format_byte, epoch, keys, name)
+    if format_byte == FORMAT_CHACHA_POLY:
+        nonce = _nonce(epoch_key, name, plaintext)
+        ciphertext, tag = aead_seal(_blob_key(epoch_key, name), nonce, plaintext, aad)
+    elif format_byte == FORMAT_GCM_SIV:
+        nonce = GCM_SIV_NONCE
+        ciphertext, tag = gcm_siv.seal(_blob_key(epoch_key, name), nonce, plaintext, aad)
+    else:
+        raise ValueError(f"no format {format_byte}")
+    return bytes([format_byte]) + struct.pack(">I", epoch) + nonce + ciphertext + tag
 
 
-def seal(version, changes, epoch, keys):
-    """The blob of a version (decoded section 3 form) with its changes, under ``epoch``,
-    and the version's name."""
+def seal(version, changes, epoch, keys, format_byte):
+    """The blob of a version (decoded section 3 form) with its changes, under ``epoch`` in
+    format 1 or 2, and the version's name."""
     payload = encode_batch([(version, changes)])
     framed = struct.pack(">I", len(payload)) + payload
     framed += b"\x00" * (padme(len(framed)) - len(framed))
     name = keys.name(version["identifier"])
-    return name, seal_plaintext(framed, epoch, name, keys)
+    return name, seal_plaintext(framed, epoch, name, keys, format_byte)
 
 
 def open_blob(blob, name, keys):
@@ -212,25 +223,33 @@ def _open_plaintext(blob, name, keys):
     no key; raises SealedError."""
     if len(blob) < HEADER + TAG:
         raise SealedError("tampered", f"{len(blob)} bytes is shorter than a header and a tag")
-    if blob[0] != FORMAT_CHACHA_POLY:
+    if blob[0] not in (FORMAT_CHACHA_POLY, FORMAT_GCM_SIV):
         raise SealedError("unsupportedFormat", f"format {blob[0]}")
     epoch = struct.unpack(">I", blob[1:5])[0]
     if epoch not in keys.epoch_keys:
         return None
     epoch_key = keys.epoch_keys[epoch]
-    plaintext = aead_open(_blob_key(epoch_key, name), blob[5:HEADER], blob[HEADER:-TAG], blob[-TAG:], _associated_data(blob[0], epoch, keys, name))
+    nonce, aad = blob[5:HEADER], _associated_data(blob[0], epoch, keys, name)
+    if blob[0] == FORMAT_GCM_SIV:
+        if nonce != GCM_SIV_NONCE:
+            raise SealedError("tampered", "the nonce of a format-2 blob is not 12 zero bytes")
+        plaintext = gcm_siv.open_(_blob_key(epoch_key, name), nonce, blob[HEADER:-TAG], blob[-TAG:], aad)
+        if plaintext is None:
+            raise SealedError("tampered", "the tag does not match")
+        return plaintext
+    plaintext = aead_open(_blob_key(epoch_key, name), nonce, blob[HEADER:-TAG], blob[-TAG:], aad)
     if plaintext is None:
         raise SealedError("tampered", "the tag does not match")
-    if _nonce(epoch_key, name, plaintext) != blob[5:HEADER]:
+    if _nonce(epoch_key, name, plaintext) != nonce:
         raise SealedError("tampered", "the nonce is not the plaintext's")
     return plaintext
 
 
-def seal_snapshot_part(payload, blob_name, fixed_size, epoch, keys):
+def seal_snapshot_part(payload, blob_name, fixed_size, epoch, keys, format_byte):
     """A sealed manifest (``fixed_size`` None: padded with PADMÉ) or chunk (padded to 4 + fixed_size)."""
     framed = struct.pack(">I", len(payload)) + payload
     total = 4 + fixed_size if fixed_size is not None else padme(len(framed))
-    return seal_plaintext(framed + b"\x00" * (total - len(framed)), epoch, blob_name.encode("utf-8"), keys)
+    return seal_plaintext(framed + b"\x00" * (total - len(framed)), epoch, blob_name.encode("utf-8"), keys, format_byte)
 
 
 def open_snapshot_part(blob, blob_name, fixed_size, keys):

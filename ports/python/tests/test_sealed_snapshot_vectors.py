@@ -17,16 +17,18 @@ class SealedSnapshotVectorTests(unittest.TestCase):
         self.assertEqual(snapshot_manifest_name(self.file["snapshotId"], self.keys), self.file["manifestName"])
 
     def test_valid_parts_open_and_seal_back(self):
-        self.assertGreaterEqual(len(self.file["valid"]), 4)
+        self.assertGreaterEqual(len(self.file["valid"]), 8)
+        self.assertEqual({part["format"] for part in self.file["valid"]}, {1, 2})
         for part in self.file["valid"]:
             with self.subTest(part["name"]):
                 payload = open_snapshot_part(bytes.fromhex(part["blob"]), part["blobName"], part.get("fixedSize"), self.keys)
                 self.assertEqual(payload.hex(), part["payload"])
-                sealed = seal_snapshot_part(bytes.fromhex(part["payload"]), part["blobName"], part.get("fixedSize"), 0, self.keys)
+                sealed = seal_snapshot_part(bytes.fromhex(part["payload"]), part["blobName"], part.get("fixedSize"), 0, self.keys,
+                                            part["format"])
                 self.assertEqual(sealed.hex(), part["blob"])
 
     def test_invalid_parts_are_refused_with_their_class(self):
-        self.assertGreaterEqual(len(self.file["invalid"]), 6)
+        self.assertGreaterEqual(len(self.file["invalid"]), 10)
         for case in self.file["invalid"]:
             with self.subTest(case["name"]):
                 with self.assertRaises(SealedError) as raised:

@@ -128,7 +128,7 @@ enum SealedSnapshotPart {
         plaintext.append(payload)
         let total = fixedSize.map { 4 + $0 } ?? SealedVersion.padme(plaintext.count)
         plaintext.append(Data(count: total - plaintext.count))
-        return try SealedVersion.seal(plaintext: plaintext, epoch: keys.currentEpoch, name: Array(name.utf8), keys: keys)
+        return try SealedVersion.seal(plaintext: plaintext, epoch: keys.currentEpoch, name: Array(name.utf8), keys: keys, cipher: keys.sealingCipher)
     }
 
     /// The payload of the sealed part named `name`.

@@ -47,6 +47,9 @@ public struct EncryptionKeys: Sendable {
     public let storeIdentifier: Data
     /// The epoch new blobs are sealed under.
     public private(set) var currentEpoch: UInt32
+    /// The AEAD new blobs are sealed with (its format byte leads each blob); blobs of every
+    /// format open whatever this says.
+    public var sealingCipher: SealingCipher = .aes256GCMSIV
     /// The key of every epoch known, by epoch (its bytes: swift-crypto's `SymmetricKey` is
     /// not `Sendable`).
     private var epochKeys: [UInt32: Data]

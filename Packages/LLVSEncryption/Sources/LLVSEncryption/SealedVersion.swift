@@ -1,25 +1,45 @@
+import _CryptoExtras
 import Crypto
 import Foundation
 import LLVSCore
 import LLVSExchange
 import LLVSSupport
 
+/// The AEAD a sealed blob is encrypted with, named by the blob's first byte (SPEC.md,
+/// "Sealed version"). Both seal a version to the same blob every time under one epoch (sends
+/// stay idempotent), and two different plaintexts never share a key and nonce. Readers open
+/// every format; ``EncryptionKeys/sealingCipher`` chooses what a writer seals with.
+public enum SealingCipher: UInt8, Sendable, CaseIterable {
+    /// Format 1: ChaCha20-Poly1305 (RFC 8439) with a synthetic nonce, the first 12 bytes of
+    /// HMAC-SHA256(the epoch's nonce key, name ‖ padded plaintext). It needs no AES
+    /// instructions to be fast.
+    case chaCha20Poly1305 = 1
+    /// Format 2, the default: AES-256-GCM-SIV (RFC 8452), an AEAD that resists nonce reuse by
+    /// itself, so the nonce is 12 zero bytes (each blob has its own key) and sealing makes one
+    /// pass less over the plaintext than format 1. Fast where the processor has AES and
+    /// carry-less multiplication instructions (x86-64 since 2010, ARMv8).
+    case aes256GCMSIV = 2
+}
+
 /// One version with its changes, sealed into one blob (SPEC.md, "Encrypted exchanges"):
 ///
 /// ```
-/// format (1 byte, 1 = ChaCha20-Poly1305)  epoch (u32 big-endian)  nonce (12)  ciphertext  tag (16)
+/// format (1 byte, a SealingCipher)  epoch (u32 big-endian)  nonce (12)  ciphertext  tag (16)
 /// ```
 ///
 /// The plaintext is a one-version batch (``ExchangeBatch``) after its length (u32
 /// big-endian), followed by zero bytes up to the PADMÉ length of the two, so a blob's size
 /// tells little about its contents. Each blob's key is HKDF-Expand of the epoch key with the
-/// blob's name in its info; the nonce is the first 12 bytes of HMAC-SHA256(the epoch's nonce
-/// key, name ‖ padded plaintext), so the same version seals to the same blob under one epoch
-/// (sends stay idempotent) and two plaintexts never share a key and nonce. The associated
-/// data binds the header, the store and the name.
+/// blob's name in its info; the nonce is the format's (``SealingCipher``), so the same version
+/// seals to the same blob under one epoch (sends stay idempotent) and two plaintexts never
+/// share a key and nonce. The associated data binds the header, the store and the name.
 enum SealedVersion {
-    /// The one format: ChaCha20-Poly1305 with a synthetic nonce.
-    static let chaChaPolyFormat: UInt8 = 1
+    /// Format 1: ChaCha20-Poly1305 with a synthetic nonce.
+    static let chaChaPolyFormat = SealingCipher.chaCha20Poly1305.rawValue
+    /// Format 2: AES-256-GCM-SIV with a zero nonce.
+    static let gcmSIVFormat = SealingCipher.aes256GCMSIV.rawValue
+    /// The nonce of every format-2 blob.
+    static let gcmSIVNonce = [UInt8](repeating: 0, count: 12)
     /// Format, epoch and nonce.
     static let headerCount = 1 + 4 + 12
     /// The AEAD's tag.
@@ -56,35 +76,44 @@ enum SealedVersion {
         }
         for index in 0..<4 { plaintext[index] = UInt8(truncatingIfNeeded: length >> (24 - 8 * index)) }
         plaintext.append(contentsOf: repeatElement(0, count: padme(plaintext.count) - plaintext.count))
-        return try seal(plaintext: plaintext, epoch: keys.currentEpoch, name: name, keys: keys)
+        return try seal(plaintext: plaintext, epoch: keys.currentEpoch, name: name, keys: keys, cipher: keys.sealingCipher)
     }
 
-    /// The blob of `plaintext` (already framed and padded) under `epoch`: what ``seal(_:changes:name:keys:)``
-    /// does after framing, and what the vectors use to seal plaintexts no writer makes.
+    /// The blob of `plaintext` (already framed and padded) under `epoch`, sealed with `cipher`:
+    /// what ``seal(_:changes:name:keys:)`` does after framing, and what the vectors use to
+    /// seal plaintexts no writer makes.
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when `epoch` has no key.
-    static func seal(plaintext: some DataProtocol & ContiguousBytes, epoch: UInt32, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Data {
+    static func seal(plaintext: some DataProtocol & ContiguousBytes, epoch: UInt32, name: [UInt8], keys: EncryptionKeys,
+                     cipher: SealingCipher) throws(EncryptionError) -> Data {
         guard let macs = keys.sealingMACs(ofEpoch: epoch) else {
             throw EncryptionError.invalidKey(reason: "epoch \(epoch) has no key")
         }
-        let nonceBytes = macs.nonce(name: name, plaintext: plaintext)
+        let associatedData = associatedData(format: cipher.rawValue, epoch: epoch, keys: keys, name: name)
+        // A box's combined form is the nonce, the ciphertext and the tag: the blob after its
+        // format and epoch, copied once into a blob allocated once.
+        let combined: Data
         do {
-            let box = try ChaChaPoly.seal(plaintext, using: macs.blobKey(name: name), nonce: try ChaChaPoly.Nonce(data: nonceBytes),
-                                          authenticating: associatedData(format: chaChaPolyFormat, epoch: epoch, keys: keys, name: name))
-            // The box's combined form is the nonce, the ciphertext and the tag: the blob after
-            // its format and epoch, copied once into a blob allocated once.
-            let combined = box.combined
-            var blob = Data(count: 5 + combined.count)
-            blob.withUnsafeMutableBytes { bytes in
-                bytes[0] = chaChaPolyFormat
-                for index in 0..<4 { bytes[1 + index] = UInt8(truncatingIfNeeded: epoch >> (24 - 8 * index)) }
-                combined.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[5...]).copyMemory(from: $0) }
+            switch cipher {
+            case .chaCha20Poly1305:
+                let nonce = try ChaChaPoly.Nonce(data: macs.nonce(name: name, plaintext: plaintext))
+                combined = try ChaChaPoly.seal(plaintext, using: macs.blobKey(name: name), nonce: nonce, authenticating: associatedData).combined
+            case .aes256GCMSIV:
+                let nonce = try AES.GCM._SIV.Nonce(data: gcmSIVNonce)
+                combined = try AES.GCM._SIV.seal(plaintext, using: macs.blobKey(name: name), nonce: nonce, authenticating: associatedData).combined
             }
-            return blob
         } catch {
-            // Twelve bytes always make a nonce, and sealing fails only on such misuse.
+            // Twelve bytes always make a nonce, a blob key has 32, and sealing fails only on
+            // such misuse.
             throw EncryptionError.invalidKey(reason: "sealing failed: \(error)")
         }
+        var blob = Data(count: 5 + combined.count)
+        blob.withUnsafeMutableBytes { bytes in
+            bytes[0] = cipher.rawValue
+            for index in 0..<4 { bytes[1 + index] = UInt8(truncatingIfNeeded: epoch >> (24 - 8 * index)) }
+            combined.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[5...]).copyMemory(from: $0) }
+        }
+        return blob
     }
 
     /// What the blob named `name` holds once opened.
@@ -133,30 +162,45 @@ enum SealedVersion {
     /// nil when its epoch has no key here.
     ///
     /// - Throws: ``EncryptionError/tampered(name:reason:)`` for a blob too short, a tag that
-    ///   does not match or a nonce that is not the plaintext's;
+    ///   does not match or a nonce that is not the format's;
     ///   ``EncryptionError/unsupportedFormat(name:format:)``.
     static func openPlaintext(_ blob: Data, name: [UInt8], displayName: String, keys: EncryptionKeys) throws(EncryptionError) -> Data? {
         guard blob.count >= headerCount + tagCount else {
             throw EncryptionError.tampered(name: displayName, reason: "\(blob.count) bytes is shorter than a header and a tag")
         }
         let format = blob[blob.startIndex]
-        guard format == chaChaPolyFormat else { throw EncryptionError.unsupportedFormat(name: displayName, format: format) }
+        guard let cipher = SealingCipher(rawValue: format) else { throw EncryptionError.unsupportedFormat(name: displayName, format: format) }
         let epoch = blob.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard let macs = keys.sealingMACs(ofEpoch: epoch) else { return nil }
         // After the format and the epoch, a blob is a box's combined form: nonce, ciphertext, tag.
         let combined = blob.dropFirst(5)
-        let plaintext: Data
-        do {
-            plaintext = try ChaChaPoly.open(try ChaChaPoly.SealedBox(combined: combined), using: macs.blobKey(name: name),
-                                            authenticating: associatedData(format: format, epoch: epoch, keys: keys, name: name))
-        } catch {
-            throw EncryptionError.tampered(name: displayName, reason: "the tag does not match (\(error))")
+        let associatedData = associatedData(format: format, epoch: epoch, keys: keys, name: name)
+        switch cipher {
+        case .chaCha20Poly1305:
+            let plaintext: Data
+            do {
+                plaintext = try ChaChaPoly.open(try ChaChaPoly.SealedBox(combined: combined), using: macs.blobKey(name: name),
+                                                authenticating: associatedData)
+            } catch {
+                throw EncryptionError.tampered(name: displayName, reason: "the tag does not match (\(error))")
+            }
+            // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
+            guard macs.nonce(name: name, plaintext: plaintext).elementsEqual(combined.prefix(12)) else {
+                throw EncryptionError.tampered(name: displayName, reason: "the nonce is not the plaintext's")
+            }
+            return plaintext
+        case .aes256GCMSIV:
+            // The tag covers the nonce too, but a blob with another nonce is not ours either.
+            guard combined.prefix(12).elementsEqual(gcmSIVNonce) else {
+                throw EncryptionError.tampered(name: displayName, reason: "the nonce of a format-2 blob is not 12 zero bytes")
+            }
+            do {
+                return try AES.GCM._SIV.open(try AES.GCM._SIV.SealedBox(combined: combined), using: macs.blobKey(name: name),
+                                             authenticating: associatedData)
+            } catch {
+                throw EncryptionError.tampered(name: displayName, reason: "the tag does not match (\(error))")
+            }
         }
-        // The nonce is the plaintext's MAC: a blob sealed any other way is not ours.
-        guard macs.nonce(name: name, plaintext: plaintext).elementsEqual(combined.prefix(12)) else {
-            throw EncryptionError.tampered(name: displayName, reason: "the nonce is not the plaintext's")
-        }
-        return plaintext
     }
 
     /// The domain, the format, the epoch, the store identifier and the name.

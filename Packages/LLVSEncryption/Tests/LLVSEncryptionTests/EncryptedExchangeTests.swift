@@ -274,7 +274,7 @@ import Testing
             return value.data
         }
         #expect(blobs.count == 1)
-        #expect(blobs.allSatisfy { Array($0.prefix(5)) == [1, 0, 0, 0, 1] }, "format 1, epoch 1")
+        #expect(blobs.allSatisfy { Array($0.prefix(5)) == [SealingCipher.aes256GCMSIV.rawValue, 0, 0, 0, 1] }, "format 2 (the default), epoch 1")
 
         // Prepared under the current epoch, a batch goes out, and both versions open.
         let next = try sender.makeVersion(basedOnPredecessor: version.id, inserting: [Value(idString: "y", data: Data("2".utf8))])

@@ -21,15 +21,24 @@ import Testing
         return (version, changes)
     }
 
+    /// The suite's keys, sealing with `cipher`.
+    func keys(sealingWith cipher: SealingCipher) -> EncryptionKeys {
+        var keys = self.keys
+        keys.sealingCipher = cipher
+        return keys
+    }
+
     func sealed(_ version: Version, _ changes: [Value.Change], keys: EncryptionKeys? = nil) throws -> (name: [UInt8], blob: Data) {
         let keys = keys ?? self.keys
         let name = keys.name(of: version.id)
         return (name, try SealedVersion.seal(version, changes: changes, name: name, keys: keys))
     }
 
-    @Test func aSealedVersionOpensToTheSameVersionAndChanges() throws {
+    @Test(arguments: SealingCipher.allCases)
+    func aSealedVersionOpensToTheSameVersionAndChanges(cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         let (version, changes) = Self.sample()
-        let (name, blob) = try sealed(version, changes)
+        let (name, blob) = try sealed(version, changes, keys: keys)
         guard case .version(let opened, let openedChanges) = try SealedVersion.open(blob, name: name, keys: keys) else {
             Issue.record("a blob of the current epoch is pending")
             return
@@ -41,7 +50,9 @@ import Testing
 
     /// A batch seals its versions one after another in one buffer: what a larger or smaller
     /// version left there never reaches the next blob, which is the blob a fresh buffer makes.
-    @Test func aReusedBufferSealsAsAFreshOne() throws {
+    @Test(arguments: SealingCipher.allCases)
+    func aReusedBufferSealsAsAFreshOne(cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         var buffer: [UInt8] = []
         for valueBytes in [5_000, 10, 300, 0, 70_000, 1] {
             let (version, changes) = Self.sample(valueBytes: valueBytes)
@@ -57,21 +68,37 @@ import Testing
         }
     }
 
-    @Test func theSameVersionSealsToTheSameBlobAndOtherContentToAnotherNonce() throws {
+    /// Format 1 derives its nonce from the plaintext, so two plaintexts under one key never
+    /// share a nonce. Format 2's nonce is zero, and AES-GCM-SIV derives the tag (which starts
+    /// the keystream) from the plaintext, so two plaintexts never share a keystream.
+    @Test(arguments: SealingCipher.allCases)
+    func theSameVersionSealsToTheSameBlobAndOtherContentToAnotherKeystream(cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         let (version, changes) = Self.sample()
-        let first = try sealed(version, changes)
-        #expect(try sealed(version, changes).blob == first.blob, "sends must be idempotent")
+        let first = try sealed(version, changes, keys: keys)
+        #expect(first.blob.first == cipher.rawValue)
+        #expect(try sealed(version, changes, keys: keys).blob == first.blob, "sends must be idempotent")
         var other = version
         other.timestamp += 1
-        let second = try sealed(other, changes)
+        let second = try sealed(other, changes, keys: keys)
         #expect(second.name == first.name)
-        #expect(second.blob[5..<17] != first.blob[5..<17], "two plaintexts under one key must not share a nonce")
+        switch cipher {
+        case .chaCha20Poly1305:
+            #expect(second.blob[5..<17] != first.blob[5..<17], "two plaintexts under one key must not share a nonce")
+        case .aes256GCMSIV:
+            #expect(first.blob[5..<17].allSatisfy { $0 == 0 } && second.blob[5..<17].allSatisfy { $0 == 0 })
+            #expect(second.blob.suffix(16) != first.blob.suffix(16), "two plaintexts must not share a tag, which starts the keystream")
+            // The plaintexts differ only in the timestamp; a shared keystream would leave the
+            // ciphertexts' first bytes equal.
+            #expect(second.blob[17..<33] != first.blob[17..<33])
+        }
     }
 
-    @Test(arguments: [0, 1, 100, 1_000, 10_000, 100_000])
-    func aBlobAddsAHeaderATagAndPaddingOnly(valueBytes: Int) throws {
+    @Test(arguments: [0, 1, 100, 1_000, 10_000, 100_000], SealingCipher.allCases)
+    func aBlobAddsAHeaderATagAndPaddingOnly(valueBytes: Int, cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         let (version, changes) = Self.sample(valueBytes: valueBytes)
-        let (_, blob) = try sealed(version, changes)
+        let (_, blob) = try sealed(version, changes, keys: keys)
         let payload = ExchangeBatch.encode([(version, changes)]).count
         let padded = SealedVersion.padme(4 + payload)
         #expect(blob.count == padded + SealedVersion.headerCount + SealedVersion.tagCount)
@@ -94,9 +121,11 @@ import Testing
     /// Every bit of a blob matters: flipping any bit of the header, the ciphertext or the tag
     /// gets a typed error, or in the epoch field an epoch without a key (pending, not
     /// added); never a version.
-    @Test func everyFlippedBitIsRefused() throws {
+    @Test(arguments: SealingCipher.allCases)
+    func everyFlippedBitIsRefused(cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         let (version, changes) = Self.sample(valueBytes: 40)
-        let (name, blob) = try sealed(version, changes)
+        let (name, blob) = try sealed(version, changes, keys: keys)
         for index in 0..<blob.count {
             for bit in 0..<8 {
                 var damaged = blob
@@ -116,9 +145,11 @@ import Testing
         }
     }
 
-    @Test func cutMovedAndForeignBlobsAreRefused() throws {
+    @Test(arguments: SealingCipher.allCases)
+    func cutMovedAndForeignBlobsAreRefused(cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         let (version, changes) = Self.sample()
-        let (name, blob) = try sealed(version, changes)
+        let (name, blob) = try sealed(version, changes, keys: keys)
         for count in [0, 1, 16, 32, blob.count - 1] {
             #expect(throws: EncryptionError.self, "cut to \(count) bytes") { try SealedVersion.open(blob.prefix(count), name: name, keys: keys) }
         }
@@ -134,7 +165,9 @@ import Testing
         #expect(throws: EncryptionError.self, "replayed from another store") { try SealedVersion.open(blob, name: name, keys: foreign) }
     }
 
-    @Test func aBlobOfAnEpochWithoutAKeyIsPendingUntilTheKeyArrives() throws {
+    @Test(arguments: SealingCipher.allCases)
+    func aBlobOfAnEpochWithoutAKeyIsPendingUntilTheKeyArrives(cipher: SealingCipher) throws {
+        let keys = self.keys(sealingWith: cipher)
         let epochKey = SymmetricKey(size: .bits256)
         let newer = try keys.adding(epoch: 7, key: epochKey, makingCurrent: true)
         let (version, changes) = Self.sample()

@@ -20,8 +20,9 @@ import Testing
             Sealed versions of an encrypted exchange. kind sealed: storeKey (32 bytes, hex) and the keys of later epochs \
             (epochKeys, epoch number to 32 bytes hex), from which storeIdentifier, nameKey and epoch 0's key derive; \
             version (section 3 Version, canonical JSON text) and changes (a JSON array of section 3 Value.Change, canonical \
-            JSON text) sealed under epoch; versionName (hex of HMAC-SHA256(name key, identifier)); blob (hex). Sealing the \
-            version and changes gives the blob byte for byte; opening it gives them back. Invalid: a blob under versionName \
+            JSON text) sealed under epoch in format (1: ChaCha20-Poly1305 with a synthetic nonce, 2: AES-256-GCM-SIV with a \
+            zero nonce); versionName (hex of HMAC-SHA256(name key, identifier)); blob (hex). Sealing the \
+            version and changes in the format gives the blob byte for byte; opening it gives them back. Invalid: a blob under versionName \
             that opening refuses with errorClass: notSealed, tampered, unsupportedFormat, malformedContents, or pending \
             (its epoch has no key: left for later, not an error).
             """
@@ -37,6 +38,7 @@ import Testing
         var storeIdentifier: String
         var nameKey: String
         var epoch: UInt32
+        var format: UInt8
         var version: String
         var changes: String
         var versionName: String
@@ -96,24 +98,39 @@ import Testing
                                              salt: EncryptionKeys.derivationSalt, info: Data("version names".utf8), outputByteCount: 32)
         var valid: [Valid] = []
         var blobs: [(name: [UInt8], blob: Data, version: Version, changes: [Value.Change])] = []
-        for (title, version, changes, epoch) in samples() {
-            keys = try keys.adding(epoch: epoch, key: try #require(keys.key(ofEpoch: epoch)), makingCurrent: true)
-            let name = keys.name(of: version.id)
-            let blob = try SealedVersion.seal(version, changes: changes, name: name, keys: keys)
-            blobs.append((name, blob, version, changes))
-            valid.append(Valid(name: title, storeKey: keyHex, epochKeys: epochKeys, storeIdentifier: hex(derived.storeIdentifier),
-                               nameKey: nameKey.withUnsafeBytes { hex($0) }, epoch: epoch, version: try json(version), changes: try json(changes),
-                               versionName: hex(name), blob: hex(blob)))
+        // Format 1 first: the invalid blobs below are made from its first blobs.
+        for cipher in [SealingCipher.chaCha20Poly1305, .aes256GCMSIV] {
+            keys.sealingCipher = cipher
+            for (title, version, changes, epoch) in samples() {
+                keys = try keys.adding(epoch: epoch, key: try #require(keys.key(ofEpoch: epoch)), makingCurrent: true)
+                let name = keys.name(of: version.id)
+                let blob = try SealedVersion.seal(version, changes: changes, name: name, keys: keys)
+                blobs.append((name, blob, version, changes))
+                valid.append(Valid(name: "format \(cipher.rawValue): \(title)", storeKey: keyHex, epochKeys: epochKeys,
+                                   storeIdentifier: hex(derived.storeIdentifier), nameKey: nameKey.withUnsafeBytes { hex($0) }, epoch: epoch,
+                                   format: cipher.rawValue, version: try json(version), changes: try json(changes), versionName: hex(name),
+                                   blob: hex(blob)))
+            }
         }
         keys = try keys.adding(epoch: 0, key: try #require(keys.key(ofEpoch: 0)), makingCurrent: true)
+        keys.sealingCipher = .chaCha20Poly1305
+        let gcmSIV = blobs[samples().count]
         let (name, blob, version, changes) = blobs[0]
         func invalid(_ title: String, _ blob: Data, name: [UInt8]? = nil, epochKeys: [String: String] = epochKeys, _ errorClass: String) -> Invalid {
             Invalid(name: title, storeKey: keyHex, epochKeys: epochKeys, versionName: hex(name ?? blobs[0].name), blob: hex(blob), errorClass: errorClass)
         }
         var flipped = blob
         flipped[flipped.count / 2] ^= 0x01
-        var format2 = blob
-        format2[0] = 2
+        var format3 = blob
+        format3[0] = 3
+        var gcmSIVFlipped = gcmSIV.blob
+        gcmSIVFlipped[gcmSIVFlipped.count / 2] ^= 0x01
+        var gcmSIVNonce = gcmSIV.blob
+        gcmSIVNonce[5 + 11] ^= 0x80
+        var gcmSIVKeys = keys
+        gcmSIVKeys.sealingCipher = .aes256GCMSIV
+        var otherStore = EncryptionKeys(storeKey: try StoreEncryptionKey(rawRepresentation: Data(repeating: 0xFF, count: 32)))
+        otherStore.sealingCipher = .chaCha20Poly1305
         // Plaintexts no writer makes, sealed as a writer seals.
         let payload = ExchangeBatch.encode([(version, changes)])
         func framed(_ payload: Data, length: Int? = nil, padding: UInt8 = 0) -> Data {
@@ -133,20 +150,29 @@ import Testing
             invalid("shorter than a header and a tag", blob.prefix(32), "tampered"),
             invalid("moved under the name of another version", blob, name: keys.name(of: other.id), "tampered"),
             invalid("sealed by another store (store key 32 × 0xFF) under the same name",
-                    try SealedVersion.seal(version, changes: changes, name: name,
-                                           keys: EncryptionKeys(storeKey: StoreEncryptionKey(rawRepresentation: Data(repeating: 0xFF, count: 32)))), "tampered"),
-            invalid("format 2", format2, "unsupportedFormat"),
+                    try SealedVersion.seal(version, changes: changes, name: name, keys: otherStore), "tampered"),
+            invalid("format 3", format3, "unsupportedFormat"),
             invalid("under epoch 3 without its key", blobs[1].blob, name: blobs[1].name, epochKeys: [:], "pending"),
-            invalid("padding that is not zero", try SealedVersion.seal(plaintext: nonZeroPadding, epoch: 0, name: name, keys: keys), "malformedContents"),
-            invalid("a length past the plaintext", try SealedVersion.seal(plaintext: framed(payload, length: payload.count + 64), epoch: 0, name: name, keys: keys),
+            invalid("padding that is not zero", try SealedVersion.seal(plaintext: nonZeroPadding, epoch: 0, name: name, keys: keys, cipher: .chaCha20Poly1305), "malformedContents"),
+            invalid("a length past the plaintext", try SealedVersion.seal(plaintext: framed(payload, length: payload.count + 64), epoch: 0, name: name, keys: keys, cipher: .chaCha20Poly1305),
                     "malformedContents"),
             invalid("two versions in the payload",
-                    try SealedVersion.seal(plaintext: framed(ExchangeBatch.encode([(version, changes), (other, [])])), epoch: 0, name: name, keys: keys),
+                    try SealedVersion.seal(plaintext: framed(ExchangeBatch.encode([(version, changes), (other, [])])), epoch: 0, name: name, keys: keys, cipher: .chaCha20Poly1305),
                     "malformedContents"),
             invalid("another version than its name names",
-                    try SealedVersion.seal(plaintext: framed(ExchangeBatch.encode([(other, [])])), epoch: 0, name: name, keys: keys), "malformedContents"),
-            invalid("a payload that is not a batch", try SealedVersion.seal(plaintext: framed(Data("not a batch".utf8)), epoch: 0, name: name, keys: keys),
+                    try SealedVersion.seal(plaintext: framed(ExchangeBatch.encode([(other, [])])), epoch: 0, name: name, keys: keys, cipher: .chaCha20Poly1305), "malformedContents"),
+            invalid("a payload that is not a batch", try SealedVersion.seal(plaintext: framed(Data("not a batch".utf8)), epoch: 0, name: name, keys: keys, cipher: .chaCha20Poly1305),
                     "malformedContents"),
+            invalid("format 2: a flipped bit in the ciphertext", gcmSIVFlipped, "tampered"),
+            invalid("format 2: cut by one byte", gcmSIV.blob.dropLast(), "tampered"),
+            invalid("format 2: a nonce that is not zero", gcmSIVNonce, "tampered"),
+            invalid("format 2: moved under the name of another version", gcmSIV.blob, name: keys.name(of: other.id), "tampered"),
+            invalid("format 2: a format-1 blob relabelled format 2", { var relabelled = blob; relabelled[0] = 2; return relabelled }(), "tampered"),
+            invalid("format 2: under epoch 3 without its key", blobs[samples().count + 1].blob, name: blobs[samples().count + 1].name, epochKeys: [:],
+                    "pending"),
+            invalid("format 2: another version than its name names",
+                    try SealedVersion.seal(plaintext: framed(ExchangeBatch.encode([(other, [])])), epoch: 0, name: name, keys: gcmSIVKeys,
+                                           cipher: .aes256GCMSIV), "malformedContents"),
         ])
     }
 
@@ -165,7 +191,8 @@ import Testing
     @Test func theCommittedVectorsOpenOrAreRefusedWithTheirClass() throws {
         let url = ConformanceVectors.directory.appendingPathComponent("formats/sealed-versions.json")
         let file = try JSONDecoder().decode(VectorFile.self, from: Data(contentsOf: url))
-        #expect(file.valid.count >= 4 && file.invalid.count >= 10)
+        #expect(file.valid.count >= 8 && file.invalid.count >= 17)
+        #expect(Set(file.valid.map(\.format)) == Set(SealingCipher.allCases.map(\.rawValue)))
         func keys(_ storeKey: String, _ epochKeys: [String: String]) throws -> EncryptionKeys {
             var keys = EncryptionKeys(storeKey: try StoreEncryptionKey(rawRepresentation: ConformanceVectors.bytes(storeKey)))
             for (epoch, key) in epochKeys {
@@ -178,6 +205,7 @@ import Testing
             let version = try CanonicalJSON.decode(Version.self, from: Data(vector.version.utf8))
             #expect(Self.hex(keys.storeIdentifier) == vector.storeIdentifier, "\(vector.name)")
             #expect(Self.hex(keys.name(of: version.id)) == vector.versionName, "\(vector.name)")
+            #expect(try ConformanceVectors.bytes(vector.blob).first == vector.format, "\(vector.name)")
             let opened = try SealedVersion.open(ConformanceVectors.bytes(vector.blob), name: ConformanceVectors.bytes(vector.versionName).map { $0 }, keys: keys)
             guard case .version(let openedVersion, let changes) = opened else {
                 Issue.record("\(vector.name): pending")
