@@ -186,13 +186,30 @@ public final class CarrierBlobTransport: SealedBlobTransport {
         return blobs
     }
 
-    /// Sends the blobs as carriers in one call (the token is not used).
+    /// Sends the blobs as carriers in one call (the token is not used). The exchange refuses
+    /// a whole send for one carrier it holds with other bytes (the same version sealed in
+    /// another format or epoch, or a blob that is not what its name says): that carrier is
+    /// left out and reported, as a blind store reports it, and the rest is sent again (what
+    /// the refused call wrote, if anything, are the same bytes, which a send takes again).
     ///
-    /// - Throws: `ExchangeError.conflictingVersion(_:location:)` naming the carrier when the
-    ///   exchange holds another carrier record under its name; what the exchange throws.
+    /// - Returns: The names held already with other bytes.
+    /// - Throws: `ExchangeError.conflictingVersion(_:location:)` naming a carrier that is not
+    ///   one of `blobs`; what the exchange throws.
+    /// - Complexity: One send, and one more for each name held with other bytes.
     public func put(_ blobs: [(name: String, data: Data)], writeToken: Data?) async throws -> [String] {
-        try await exchange.send(versionChanges: blobs.map { Self.carrier(named: $0.name, holding: $0.data) })
-        return []
+        var remaining = blobs
+        var held: [String] = []
+        while true {
+            do {
+                try await exchange.send(versionChanges: remaining.map { Self.carrier(named: $0.name, holding: $0.data) })
+                return held
+            } catch ExchangeError.conflictingVersion(let carrier, let location) {
+                guard let index = remaining.firstIndex(where: { $0.name == carrier.rawValue }) else {
+                    throw ExchangeError.conflictingVersion(carrier, location: location)
+                }
+                held.append(remaining.remove(at: index).name)
+            }
+        }
     }
 
     /// The bytes a carrier holds: its one inserted value, ``EncryptedExchange/sealedValueId``.

@@ -228,6 +228,43 @@ import Testing
         #expect(space.versionCount == 1)
     }
 
+    /// Devices sealing in either format (``SealingCipher``) read each other's versions, and the
+    /// same version sent in one format and then in the other is already there, not a
+    /// conflict: the second sender opens the blob held under its name and finds the version.
+    @Test func devicesSealingInEitherFormatReadEachOtherAndNeverConflict() async throws {
+        let storeKey = StoreEncryptionKey()
+        var chaChaKeys = EncryptionKeys(storeKey: storeKey)
+        chaChaKeys.sealingCipher = .chaCha20Poly1305
+        let gcmSIVKeys = EncryptionKeys(storeKey: storeKey)
+        let a = try makeStore(), b = try makeStore(), reader = try makeStore()
+        let shared = try a.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "shared", data: Data("both".utf8))])
+        _ = try b.addVersion(shared, storing: try a.valueChanges(madeInVersionIdentifiedBy: shared.id))
+        let onA = try a.makeVersion(basedOnPredecessor: shared.id, inserting: [Value(idString: "a", data: Data("from a".utf8))])
+        let onB = try b.makeVersion(basedOnPredecessor: shared.id, inserting: [Value(idString: "b", data: Data("from b".utf8))])
+        let space = MemoryExchangeSpace()
+        let fromA = EncryptedExchange(sealing: MemoryExchange(space: space, store: a), keys: chaChaKeys)
+        #expect(try await fromA.send().count == 2)
+        // b offers the shared version again, sealed in the other format, straight from its store.
+        let fromB = EncryptedExchange(sealing: MemoryExchange(space: space, store: b), keys: gcmSIVKeys)
+        let stored = try #require(b.version(identifiedBy: shared.id))
+        try await fromB.send(versionChanges: [(stored, try b.valueChanges(madeInVersionIdentifiedBy: shared.id))])
+        try await fromB.send()
+        #expect(space.versionCount == 3)
+        let carriers = MemoryExchange(space: space, store: try makeStore())
+        let formats = try await carriers.retrieveValueChanges(forVersionsIdentifiedBy: try await carriers.retrieveAllVersionIdentifiers())
+            .values.compactMap { changes -> UInt8? in
+                guard case .insert(let value)? = changes.first else { return nil }
+                return value.data.first
+            }
+        #expect(formats.sorted() == [1, 1, 2], "a's two versions in format 1, b's own in format 2")
+        for (store, keys) in [(reader, gcmSIVKeys), (a, chaChaKeys), (b, gcmSIVKeys)] {
+            _ = try await EncryptedExchange(sealing: MemoryExchange(space: space, store: store), keys: keys).retrieve()
+            for id in [shared.id, onA.id, onB.id] { #expect(store.version(identifiedBy: id) != nil) }
+        }
+        #expect(try reader.value(idString: "b", at: onB.id)?.data == Data("from b".utf8))
+        #expect(try reader.value(idString: "a", at: onA.id)?.data == Data("from a".utf8))
+    }
+
     /// Versions sealed under an epoch whose key a replica lacks wait: the retrieve adds the
     /// rest without an error, and a later retrieve adds them once the key has arrived.
     @Test func versionsOfAnEpochWithoutAKeyWaitAndArriveWithTheKey() async throws {
