@@ -7,8 +7,8 @@ import LLVSSupport
 
 /// The AEAD a sealed blob is encrypted with, named by the blob's first byte (SPEC.md,
 /// "Sealed version"). Both seal a version to the same blob every time under one epoch (sends
-/// stay idempotent), and two different plaintexts never share a key and nonce. Readers open
-/// every format; ``EncryptionKeys/sealingCipher`` chooses what a writer seals with.
+/// stay idempotent), and two different plaintexts never share a keystream. Readers open every
+/// format; ``EncryptionKeys/sealingCipher`` chooses what a writer seals with.
 public enum SealingCipher: UInt8, Sendable, CaseIterable {
     /// Format 1: ChaCha20-Poly1305 (RFC 8439) with a synthetic nonce, the first 12 bytes of
     /// HMAC-SHA256(the epoch's nonce key, name ‖ padded plaintext). It needs no AES
@@ -32,12 +32,8 @@ public enum SealingCipher: UInt8, Sendable, CaseIterable {
 /// tells little about its contents. Each blob's key is HKDF-Expand of the epoch key with the
 /// blob's name in its info; the nonce is the format's (``SealingCipher``), so the same version
 /// seals to the same blob under one epoch (sends stay idempotent) and two plaintexts never
-/// share a key and nonce. The associated data binds the header, the store and the name.
+/// share a keystream. The associated data binds the header, the store and the name.
 enum SealedVersion {
-    /// Format 1: ChaCha20-Poly1305 with a synthetic nonce.
-    static let chaChaPolyFormat = SealingCipher.chaCha20Poly1305.rawValue
-    /// Format 2: AES-256-GCM-SIV with a zero nonce.
-    static let gcmSIVFormat = SealingCipher.aes256GCMSIV.rawValue
     /// The nonce of every format-2 blob.
     static let gcmSIVNonce = [UInt8](repeating: 0, count: 12)
     /// Format, epoch and nonce.
