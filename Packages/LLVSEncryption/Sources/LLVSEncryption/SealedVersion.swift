@@ -17,7 +17,8 @@ public enum SealingCipher: UInt8, Sendable, CaseIterable {
     /// Format 2, the default: AES-256-GCM-SIV (RFC 8452), an AEAD that resists nonce reuse by
     /// itself, so the nonce is 12 zero bytes (each blob has its own key) and sealing makes one
     /// pass less over the plaintext than format 1. Fast where the processor has AES and
-    /// carry-less multiplication instructions (x86-64 since 2010, ARMv8).
+    /// carry-less multiplication instructions (x86-64 processors since 2010, and ARMv8
+    /// processors with the cryptography extension, Apple's among them).
     case aes256GCMSIV = 2
 }
 
