@@ -165,15 +165,26 @@ public struct WebDAVFolder: ExchangeFolder {
                 // 403 (rclone) or 500 (Apache). Make it, then move again, retrying as usual.
                 try await makeFolders(Self.parent(of: path))
                 // A server can take a while to let a MOVE into a folder it has just made (CI
-                // runs saw rclone answer 403 again right after the MKCOL, and again after
-                // four tries within a second): as many tries as the retry policy allows
-                // (at least four), as far apart as its retries, before the answer stands.
+                // runs saw rclone answer 403 again right after the MKCOL, again after four
+                // tries within a second, and under a full test run again after six tries
+                // within 1.5 s): as many tries as the retry policy allows (at least four),
+                // as far apart as its retries (50 ms to 1 s), and for at least
+                // `patienceAfterMakingFolders`, before the answer stands.
                 let moves = max(Self.movesAfterMakingFolders, retryPolicy.maximumAttempts)
-                for attempt in 1...moves {
-                    let last = attempt == moves
+                let clock = ContinuousClock()
+                let patience = clock.now.advanced(by: Self.patienceAfterMakingFolders)
+                var attempt = 1
+                while true {
+                    let last = attempt >= moves && clock.now >= patience
                     status = try await move(temporary, to: path, overwrite: overwrite, accepting: last ? [] : Self.missingFolderStatuses)
-                    guard Self.missingFolderStatuses.contains(status) else { break }
-                    try await Task.sleep(for: retryPolicy.delay(beforeRetry: attempt))
+                    guard Self.missingFolderStatuses.contains(status), !last else { break }
+                    try await Task.sleep(for: min(max(retryPolicy.delay(beforeRetry: attempt), .milliseconds(50)), .seconds(1)))
+                    attempt += 1
+                    // rclone can lose sight of the temporary file itself ("Dir.Rename error:
+                    // file does not exist" in its log, answered 403 like a missing folder,
+                    // seen under a full test run): upload it again (same name, same bytes)
+                    // before the next MOVE.
+                    try await put(data, at: temporary, folder: "")
                 }
             }
             switch status {
@@ -203,6 +214,10 @@ public struct WebDAVFolder: ExchangeFolder {
     /// The fewest times a `MOVE` is sent after its destination's folders were made (the
     /// retry policy's attempts when they are more).
     static let movesAfterMakingFolders = 4
+
+    /// How long a `MOVE` into folders just made is tried again at least, while the server
+    /// answers as if they were missing.
+    static let patienceAfterMakingFolders: Duration = .seconds(5)
 
     /// `MOVE`s `source` onto `path`; the status, 2xx, 404, 412 or one of `accepting`.
     private func move(_ source: String, to path: String, overwrite: Bool, accepting: Set<Int>) async throws -> Int {
