@@ -259,6 +259,29 @@ public struct ByteReader: Sendable {
         try readBytes(readLength())
     }
 
+    /// Skips what ``readLengthPrefixed()`` reads, without copying it.
+    ///
+    /// - Throws: As ``readLengthPrefixed()``.
+    public mutating func skipLengthPrefixed() throws(Error) {
+        offset += try readLength()
+    }
+
+    /// Skips what ``readIdentifier(_:)`` reads, checking that it is UTF-8 as reading does,
+    /// without making the identifier (no allocation for an ASCII one).
+    ///
+    /// - Throws: As ``readIdentifier(_:)``.
+    public mutating func skipIdentifier() throws(Error) {
+        let start = offset
+        let count = try readLength()
+        let bytesStart = offset
+        let valid = withBytes { raw in
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[bytesStart..<(bytesStart + count)])
+            return bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
+        }
+        guard valid else { throw .invalidUTF8(offset: start) }
+        offset += count
+    }
+
     /// Reads a varint length no larger than what remains after it.
     private mutating func readLength() throws(Error) -> Int {
         let value = try readVarint()

@@ -80,6 +80,36 @@ import LLVSCore
         #expect(throws: ByteReader.Error.invalidUTF8(offset: 0)) { _ = try reader.readString() }
     }
 
+    /// Skipping an identifier or a length-prefixed field accepts and refuses what reading
+    /// does, with the same error, and ends where reading ends: for every prefix of random
+    /// bytes of which some are ASCII, some UTF-8 beyond it and some not UTF-8 at all, in small
+    /// inputs (copied into an array) and large ones (read in place).
+    @Test func skippingAcceptsExactlyWhatReadingAccepts() async {
+        let byte = Gen.oneOf(Gen<UInt8>.value(in: 0x20...0x7E), Gen<UInt8>.value(in: 0x80...0xFF), Gen<UInt8>.value(in: 0...0xFF))
+        let input = zip(byte.array(of: 0...24), Gen.int(in: 0...5_000))
+        await propertyCheck(count: 500, input: input) { bytes, padding in
+            let data = Data(bytes) + Data(repeating: 0x41, count: padding)
+            var identifierReader = ByteReader(data), identifierSkipper = ByteReader(data)
+            let read = Result { () throws(ByteReader.Error) in try identifierReader.readIdentifier(Value.ID.self) }
+            let skipped = Result { () throws(ByteReader.Error) in try identifierSkipper.skipIdentifier() }
+            switch (read, skipped) {
+            case (.success, .success): #expect(identifierReader.offset == identifierSkipper.offset)
+            case (.failure(let readError), .failure(let skipError)): #expect(readError == skipError)
+            default: Issue.record("reading gave \(read), skipping \(skipped) for \(bytes)")
+            }
+            var fieldReader = ByteReader(data), fieldSkipper = ByteReader(data)
+            let field = Result { () throws(ByteReader.Error) in try fieldReader.readLengthPrefixed() }
+            let fieldSkipped = Result { () throws(ByteReader.Error) in try fieldSkipper.skipLengthPrefixed() }
+            switch (field, fieldSkipped) {
+            case (.success, .success): #expect(fieldReader.offset == fieldSkipper.offset)
+            case (.failure(let readError), .failure(let skipError)): #expect(readError == skipError)
+            default: Issue.record("reading gave \(field), skipping \(fieldSkipped) for \(bytes)")
+            }
+        }
+        var invalid = ByteReader(Data([0x02, 0xC3, 0x28]))
+        #expect(throws: ByteReader.Error.invalidUTF8(offset: 0)) { try invalid.skipIdentifier() }
+    }
+
     @Test func readsFromASliceUseRelativeOffsets() throws {
         let data = Data([9, 9, 0x03, 0x61, 0x62, 0x63])
         var reader = ByteReader(data[2...])

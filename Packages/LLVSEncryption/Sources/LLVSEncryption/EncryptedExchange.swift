@@ -80,7 +80,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
     public var newVersionsAvailable: AsyncStream<Void> { transport.newBlobsAvailable }
 
     /// Opened versions kept between the listing that opened them and the call that takes
-    /// their changes, up to this many bytes of value data; past it, changes are opened
+    /// their changes, up to this many bytes of version data; past it, changes are opened
     /// again when asked for.
     public static let openedChangesByteLimit = 64 << 20
 
@@ -94,9 +94,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var versionIdsByName: [String: Version.ID] = [:]
         /// How many of the store's versions, in the order added, are in `versionIdsByName`.
         var namedVersionCount = 0
-        /// Versions opened by a listing and not yet taken, with their changes while within
-        /// the byte limit.
-        var opened: [Version.ID: (version: Version, changes: [Value.Change]?)] = [:]
+        /// Versions opened by a listing and not yet taken, with their changes (checked, made
+        /// when taken) while within the byte limit.
+        var opened: [Version.ID: (version: Version, changes: SealedVersion.CheckedChanges?)] = [:]
         var openedChangesBytes = 0
         /// Blobs whose epoch key has not arrived, by name.
         var pending: [String: UInt32] = [:]
@@ -208,7 +208,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
                 case .version(let version, let changes):
                     listed.append(version.id)
                     cache.versionIdsByName[name] = version.id
-                    let bytes = Self.valueBytes(changes)
+                    let bytes = changes.byteCount
                     let keep = cache.openedChangesBytes + bytes <= Self.openedChangesByteLimit
                     if keep { cache.openedChangesBytes += bytes }
                     cache.opened[version.id] = (version, keep ? changes : nil)
@@ -241,25 +241,32 @@ public final class EncryptedExchange: RestorationStateKeeping {
         return versions
     }
 
-    /// The changes of these versions, opened by a listing or fetched and opened now. Changes
-    /// handed out are dropped from the exchange's memory.
+    /// The changes of these versions, opened by a listing or fetched and opened now (made
+    /// on every core: a retrieve asks for a batch's changes while it adds the batch before).
+    /// Changes handed out are dropped from the exchange's memory.
     ///
     /// - Throws: `ExchangeError.missingValueChanges(_:)` for a version no listing named;
     ///   ``EncryptionError`` for a blob refused; what the wrapped exchange throws.
     public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
-        var result: [Version.ID: [Value.Change]] = [:]
+        var checked: [SealedVersion.CheckedChanges] = []
         var missing: [Version.ID] = []
         cache.withLock { cache in
             for id in versionIds {
                 if let changes = cache.opened[id]?.changes {
-                    result[id] = changes
+                    checked.append(changes)
                     cache.opened[id] = nil
-                    cache.openedChangesBytes -= Self.valueBytes(changes)
+                    cache.openedChangesBytes -= changes.byteCount
                 } else {
                     missing.append(id)
                 }
             }
         }
+        let decoded = try ParallelParts.map(checked, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) {
+            (changes) throws(EncryptionError) -> [Value.Change] in try changes.decode()
+        }
+        var result: [Version.ID: [Value.Change]] = [:]
+        result.reserveCapacity(versionIds.count)
+        for (changes, made) in zip(checked, decoded) { result[changes.versionId] = made }
         for (version, changes) in try await fetchAgain(missing, missing: ExchangeError.missingValueChanges) {
             result[version.id] = changes
             cache.withLock { _ = $0.opened.removeValue(forKey: version.id) }
@@ -368,7 +375,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         for (name, opened) in try await openBlobs(named: differing) {
             guard let id = names[name], let (version, changes) = sent[id] else { continue }
             guard case .version(let held, let heldChanges) = opened, held.id == version.id, held.predecessors == version.predecessors,
-                  held.timestamp == version.timestamp, held.metadata == version.metadata, heldChanges == changes else {
+                  held.timestamp == version.timestamp, held.metadata == version.metadata, try heldChanges.decode() == changes else {
                 throw ExchangeError.conflictingVersion(id, location: "the other side")
             }
         }
@@ -396,12 +403,12 @@ public final class EncryptedExchange: RestorationStateKeeping {
 
     /// Fetches and opens the blobs of `names` in batches of at most ``maximumBatchByteCount``
     /// bytes, by the sizes listed or asked of the transport.
-    private func openBlobs(named names: [String], sizes listedSizes: [String: Int64] = [:]) async throws -> [(String, SealedVersion.Opened)] {
+    private func openBlobs(named names: [String], sizes listedSizes: [String: Int64] = [:]) async throws -> [(String, SealedVersion.Checked)] {
         guard !names.isEmpty else { return [] }
         var sizes = listedSizes
         let unsized = names.filter { sizes[$0] == nil }
         if !unsized.isEmpty { sizes.merge(try await transport.blobSizes(named: unsized)) { first, _ in first } }
-        var opened: [(String, SealedVersion.Opened)] = []
+        var opened: [(String, SealedVersion.Checked)] = []
         opened.reserveCapacity(names.count)
         var batch: [String] = []
         var batchBytes: Int64 = 0
@@ -417,7 +424,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
             // Each blob opens alone, so the batch is opened on every core.
             let keys = currentKeys
             opened += try ParallelParts.map(fetched, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) {
-                (entry) throws(EncryptionError) -> (String, SealedVersion.Opened) in
+                (entry) throws(EncryptionError) -> (String, SealedVersion.Checked) in
                 (entry.name, try Self.open(name: entry.name, blob: entry.blob, keys: keys))
             }
             batch = []
@@ -455,12 +462,12 @@ public final class EncryptedExchange: RestorationStateKeeping {
         }
     }
 
-    /// Opens a blob with `keys`.
-    private static func open(name: String, blob: Data, keys: EncryptionKeys) throws(EncryptionError) -> SealedVersion.Opened {
+    /// Opens and checks a blob with `keys`, its changes not made yet.
+    private static func open(name: String, blob: Data, keys: EncryptionKeys) throws(EncryptionError) -> SealedVersion.Checked {
         guard let nameBytes = SealedVersion.name(fromHex: name) else {
             throw EncryptionError.notSealed(name: name, reason: "its name is not 64 lower-case hex digits")
         }
-        return try SealedVersion.open(blob, name: nameBytes, keys: keys)
+        return try SealedVersion.check(blob, name: nameBytes, hexName: name, keys: keys)
     }
 
     /// From how many blobs (or names) a batch is sealed, opened or named on every core: a
@@ -482,18 +489,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var result: [(Version, [Value.Change])] = []
         for (id, (_, opened)) in zip(ids, try await openBlobs(named: names)) {
             guard case .version(let version, let changes) = opened else { throw missing(id) }
-            result.append((version, changes))
+            result.append((version, try changes.decode()))
         }
         return result
-    }
-
-    /// The bytes of value data `changes` carry.
-    private static func valueBytes(_ changes: [Value.Change]) -> Int {
-        changes.reduce(0) { total, change in
-            switch change {
-            case .insert(let value), .update(let value): return total + value.data.count
-            default: return total
-            }
-        }
     }
 }

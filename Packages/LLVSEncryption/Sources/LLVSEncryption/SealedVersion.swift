@@ -121,6 +121,39 @@ enum SealedVersion {
         case pending(epoch: UInt32)
     }
 
+    /// What the blob named `name` holds once checked (``check(_:name:keys:)``): everything
+    /// ``open(_:name:keys:)`` checks, with the changes not made yet.
+    enum Checked {
+        /// The version, and its changes checked but not decoded.
+        case version(Version, CheckedChanges)
+        /// Sealed under an epoch whose key has not arrived.
+        case pending(epoch: UInt32)
+    }
+
+    /// A checked blob's changes, made when asked for: a listing checks every blob before a
+    /// retrieve adds anything, and the changes of each batch are made while the batch before
+    /// is added.
+    struct CheckedChanges: Sendable {
+        let batch: ExchangeBatch.Parsed
+        let versionId: Version.ID
+        let hexName: String
+
+        /// The bytes of the version's batch, about the memory its changes take.
+        var byteCount: Int { batch.byteCount }
+
+        /// The changes.
+        ///
+        /// - Throws: ``EncryptionError/malformedContents(name:reason:)``, which a checked blob
+        ///   never gives.
+        func decode() throws(EncryptionError) -> [Value.Change] {
+            do {
+                return try batch.changes(of: versionId)
+            } catch {
+                throw EncryptionError.malformedContents(name: hexName, reason: error.description)
+            }
+        }
+    }
+
     /// Opens `blob`, named `name`: checks the header, the tag (which covers the header, the
     /// store and the name), the padding and that the one version inside is the one `name`
     /// names.
@@ -129,7 +162,19 @@ enum SealedVersion {
     ///   ``EncryptionError/unsupportedFormat(name:format:)``,
     ///   ``EncryptionError/malformedContents(name:reason:)``.
     static func open(_ blob: Data, name: [UInt8], keys: EncryptionKeys) throws(EncryptionError) -> Opened {
-        let hexName = Hex.encode(name)
+        switch try check(blob, name: name, keys: keys) {
+        case .version(let version, let changes): return .version(version, try changes.decode())
+        case .pending(let epoch): return .pending(epoch: epoch)
+        }
+    }
+
+    /// Checks `blob` as ``open(_:name:keys:)`` does (it throws exactly when opening would),
+    /// making the version record but only checking its changes. `hexName` is `name` in hex,
+    /// when the caller has it.
+    ///
+    /// - Throws: As ``open(_:name:keys:)``.
+    static func check(_ blob: Data, name: [UInt8], hexName: String? = nil, keys: EncryptionKeys) throws(EncryptionError) -> Checked {
+        let hexName = hexName ?? Hex.encode(name)
         guard let plaintext = try openPlaintext(blob, name: name, displayName: hexName, keys: keys) else {
             return .pending(epoch: blob.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
         }
@@ -139,20 +184,21 @@ enum SealedVersion {
             throw EncryptionError.malformedContents(name: hexName, reason: plaintext.count < 4 ? "no length"
                 : "a length of \(length) does not fit a padded plaintext of \(plaintext.count) bytes")
         }
-        let decoded: [VersionChanges]
+        let parsed: ExchangeBatch.Parsed
         do {
             let start = plaintext.startIndex + 4
-            decoded = try ExchangeBatch.decode(Data(plaintext[start..<(start + length)]), location: "sealed version \(hexName)")
+            parsed = try ExchangeBatch.parse(Data(plaintext[start..<(start + length)]), location: "the sealed version")
         } catch {
             throw EncryptionError.malformedContents(name: hexName, reason: error.description)
         }
-        guard decoded.count == 1, let (version, changes) = decoded.first else {
-            throw EncryptionError.malformedContents(name: hexName, reason: "\(decoded.count) versions instead of one")
+        let versions = parsed.versions
+        guard versions.count == 1, let version = versions.first else {
+            throw EncryptionError.malformedContents(name: hexName, reason: "\(versions.count) versions instead of one")
         }
         guard keys.name(of: version.id) == name else {
             throw EncryptionError.malformedContents(name: hexName, reason: "it holds version \(version.id), whose name is another")
         }
-        return .version(version, changes)
+        return .version(version, CheckedChanges(batch: parsed, versionId: version.id, hexName: hexName))
     }
 
     /// The padded plaintext of the blob named `name` (shown as `displayName` in errors), or

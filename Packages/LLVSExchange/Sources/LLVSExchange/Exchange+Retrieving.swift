@@ -9,8 +9,8 @@ extension Exchange {
     /// The listing continues from the remembered cursor. Versions are added in an order
     /// where every predecessor comes first, whatever order the other side lists them in;
     /// their changes are fetched in batches of at most ``maximumBatchByteCount`` bytes of
-    /// value data, and each batch is added with one `Store.addVersions` call (one durable
-    /// write on the file backend). The cursor is remembered only once everything listed has been added, so
+    /// value data, each batch's while the one before is added, and each batch is added with
+    /// one `Store.addVersions` call (one durable write on the file backend). The cursor is remembered only once everything listed has been added, so
     /// an interrupted retrieve is simply completed by the next one (versions added already
     /// are skipped).
     ///
@@ -36,27 +36,43 @@ extension Exchange {
                                       completedByteCount: 0, totalByteCount: Self.estimatedBytes(plan.ordered))
         progress?(report)
         var added: [Version.ID] = []
-        for batch in Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes) {
-            let changes = try await retrieveValueChanges(forVersionsIdentifiedBy: batch.map(\.id))
-            var additions: [(version: Version, changes: [Value.Change])] = []
-            additions.reserveCapacity(batch.count)
-            for version in batch {
-                guard let versionChanges = changes[version.id] else { throw ExchangeError.missingValueChanges(version.id) }
-                additions.append((version, versionChanges))
-            }
+        let batches = Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes)
+        // A pipeline of two: while batch k is added to the store, the changes of batch k + 1
+        // are fetched (read, downloaded, opened). Batches are still added one at a time, in
+        // order, and a failed fetch stops the retrieve after the batch before it is added.
+        var fetched = batches.isEmpty ? nil : try await additions(of: batches[0])
+        for index in batches.indices {
+            guard let additions = fetched else { break }
+            async let next = index + 1 < batches.count ? self.additions(of: batches[index + 1]) : nil
             // One durable write for the whole batch where the backend allows it.
-            for (version, wasAdded) in zip(batch, try store.addVersions(additions, checkingMergeIdentifiers: checksMergeIdentifiers)) {
+            for (version, wasAdded) in zip(batches[index], try store.addVersions(additions, checkingMergeIdentifiers: checksMergeIdentifiers)) {
                 if wasAdded { added.append(version.id) }
                 report.completedVersionCount += 1
                 report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(version))
             }
             progress?(report)
+            fetched = try await next
         }
 
         guard plan.blocked.isEmpty else { throw ExchangeError.missingPredecessors(plan.blocked) }
         let listedHere = seen.filter { store.historyIncludesVersions(identifiedBy: [$0]) }
         try rememberRemoteVersions(listedHere, forgetting: page.isCompleteListing ? state.remoteHeads : nil, cursor: .some(page.cursor))
         return added
+    }
+
+    /// `batch` with each version's changes, fetched in one call.
+    ///
+    /// - Throws: ``ExchangeError/missingValueChanges(_:)`` for a version the other side gave
+    ///   no changes for; what ``retrieveValueChanges(forVersionsIdentifiedBy:)`` throws.
+    private func additions(of batch: [Version]) async throws -> [(version: Version, changes: [Value.Change])] {
+        let changes = try await retrieveValueChanges(forVersionsIdentifiedBy: batch.map(\.id))
+        var additions: [(version: Version, changes: [Value.Change])] = []
+        additions.reserveCapacity(batch.count)
+        for version in batch {
+            guard let versionChanges = changes[version.id] else { throw ExchangeError.missingValueChanges(version.id) }
+            additions.append((version, versionChanges))
+        }
+        return additions
     }
 
     /// Fetches version records in requests of at most 1,000 identifiers and checks that

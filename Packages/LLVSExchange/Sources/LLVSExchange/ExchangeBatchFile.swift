@@ -229,6 +229,45 @@ struct ExchangeBatchFile: Sendable {
         }
     }
 
+    /// Checks the changes section of version `id` as ``changes(of:)`` decodes it, without
+    /// making the changes: it throws exactly when decoding would.
+    ///
+    /// - Throws: ``Malformed`` when its changes section is malformed.
+    func checkChanges(of id: Version.ID) throws(Malformed) {
+        guard let entry = entries[id] else { throw Malformed(reason: "the batch does not hold version \(id)") }
+        var reader = ByteReader(data[entry.changes])
+        do {
+            let count = try reader.readCount(limit: reader.remainingCount)
+            for _ in 0..<count {
+                let kind = try reader.readByte()
+                switch kind {
+                case 1, 2:
+                    try reader.skipIdentifier()
+                    try reader.skipLengthPrefixed()
+                    switch try reader.readByte() {
+                    case 0: break
+                    case 1: try reader.skipIdentifier()
+                    case let flag: throw Malformed(reason: "version \(id)'s changes: a stored-version flag of \(flag)")
+                    }
+                case 3, 5:
+                    try reader.skipIdentifier()
+                case 4:
+                    try reader.skipIdentifier()
+                    try reader.skipIdentifier()
+                default:
+                    throw Malformed(reason: "version \(id)'s changes: unknown change kind \(kind)")
+                }
+            }
+            guard reader.isAtEnd else { throw Malformed(reason: "version \(id)'s changes: bytes follow the last change") }
+        } catch let error as ByteReader.Error {
+            throw Malformed(reason: "version \(id)'s changes: \(error.description)")
+        } catch let error as Malformed {
+            throw error
+        } catch {
+            throw Malformed(reason: "\(error)")
+        }
+    }
+
     /// Decodes a version record, checking what the Version JSON form checks.
     private static func decodeRecord(_ bytes: Data, entry: Int) throws -> Version {
         var reader = ByteReader(bytes)
@@ -351,6 +390,50 @@ public enum ExchangeBatch {
     public static func estimatedByteCount(_ versionChanges: [VersionChanges]) -> Int {
         versionChanges.reduce(ExchangeBatchFile.magic.count + 10) { total, entry in
             total + 100 + entry.version.id.utf8Count * 3 + ExchangeBatchFile.sectionByteCount(entry.valueChanges)
+        }
+    }
+
+    /// A batch whose version records are decoded and whose changes are checked, but made
+    /// only when asked for (``changes(of:)``): a reader that must check everything before it
+    /// uses anything (a sealed blob is refused whole) decodes the changes later, elsewhere.
+    public struct Parsed: Sendable {
+        let file: ExchangeBatchFile
+        let location: String
+
+        /// The versions, in the order written.
+        public var versions: [Version] { file.order.compactMap { file.entries[$0]?.version } }
+
+        /// The bytes of the batch.
+        public var byteCount: Int { file.data.count }
+
+        /// The changes of version `id`.
+        ///
+        /// - Throws: ``ExchangeError/malformedData(location:reason:)`` when the batch does not
+        ///   hold `id` (its changes were checked when parsed, so nothing else is wrong).
+        public func changes(of id: Version.ID) throws(ExchangeError) -> [Value.Change] {
+            do {
+                return try file.changes(of: id)
+            } catch {
+                throw ExchangeError.malformedData(location: location, reason: error.reason)
+            }
+        }
+    }
+
+    /// Parses `data` as ``decode(_:location:)`` does and checks every change it holds, but
+    /// makes only the version records: `decode` accepts `data` exactly when this does.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes of a batch file.
+    ///   - location: Where the bytes came from, for the errors.
+    /// - Throws: What ``decode(_:location:)`` throws.
+    /// - Complexity: O(n), n the bytes, with an allocation per version record, not per change.
+    public static func parse(_ data: Data, location: String) throws(ExchangeError) -> Parsed {
+        do {
+            let batch = try ExchangeBatchFile(parsing: data)
+            for id in batch.order { try batch.checkChanges(of: id) }
+            return Parsed(file: batch, location: location)
+        } catch {
+            throw ExchangeError.malformedData(location: location, reason: error.reason)
         }
     }
 

@@ -121,6 +121,44 @@ import Testing
         #expect(target.versionIds == source.versionIds)
     }
 
+    /// An exchange that, from its second `retrieveValueChanges` call on, signals that the call
+    /// began, and whose batches hold one version each.
+    final class SignallingExchange: ForwardingExchange, @unchecked Sendable {
+        let inner: any Exchange
+        let secondFetchBegan = DispatchSemaphore(value: 0)
+        private let calls = Locked(0)
+        init(_ inner: any Exchange) { self.inner = inner }
+        var maximumBatchByteCount: Int { 1 }
+        func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
+            if calls.withLock({ $0 += 1; return $0 }) == 2 { secondFetchBegan.signal() }
+            return try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
+        }
+    }
+
+    /// A retrieve fetches the changes of the next batch while it adds a batch: the second
+    /// batch's fetch begins before the first batch's progress report returns (the report
+    /// waits for it, for up to 30 s; a retrieve that fetched only after adding would make it
+    /// wait the whole time). Batches are still added one at a time, in order.
+    @Test func theNextBatchIsFetchedWhileABatchIsAdded() async throws {
+        let shared = try makeSharedDirectory()
+        let source = try storeWithHistory(4)
+        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        let target = try Replica("target")
+        let exchange = SignallingExchange(FileSystemExchange(rootDirectoryURL: shared.url, store: target.store))
+        let waits = Locked<[DispatchTimeoutResult]>([])
+        let reports = Locked<[Int]>([])
+        let added = try await exchange.retrieve { report in
+            reports.withLock { $0.append(report.completedVersionCount) }
+            guard report.completedVersionCount == 1 else { return }
+            let result = exchange.secondFetchBegan.wait(timeout: .now() + 30)
+            waits.withLock { $0.append(result) }
+        }
+        #expect(waits.withLock { $0 } == [.success], "the second fetch began while the first batch was being added")
+        #expect(reports.withLock { $0 } == Array(0...source.versionIds.count))
+        #expect(added.count == source.versionIds.count)
+        #expect(target.versionIds == source.versionIds)
+    }
+
     @Test(arguments: DirectoryFormat.allCases)
     func versionsListedInReverseAreAddedAfterTheirPredecessors(format: DirectoryFormat) async throws {
         let shared = try makeSharedDirectory(format)
