@@ -265,6 +265,32 @@ import Testing
         #expect(try reader.value(idString: "a", at: onA.id)?.data == Data("from a".utf8))
     }
 
+    /// An exchange that reports a conflict on a version it was not given.
+    final class ConflictElsewhereExchange: ForwardingExchange, @unchecked Sendable {
+        let inner: any Exchange
+        static let elsewhere = Version.ID("a version not in the batch")
+        init(_ inner: any Exchange) { self.inner = inner }
+        func send(versionChanges: [VersionChanges]) async throws {
+            throw ExchangeError.conflictingVersion(Self.elsewhere, location: "the test")
+        }
+    }
+
+    /// A carrier transport leaves out and reports only carriers of its own batch held with
+    /// other bytes: a conflict the wrapped exchange reports on anything else is passed on as
+    /// it is, and the send fails.
+    @Test func aConflictOnAVersionOutsideTheBatchFailsTheSend() async throws {
+        let store = try makeStore()
+        try store.makeVersion(basedOnPredecessor: nil, inserting: [Value(idString: "a", data: Data("alpha".utf8))])
+        let exchange = EncryptedExchange(sealing: ConflictElsewhereExchange(MemoryExchange(space: MemoryExchangeSpace(), store: store)),
+                                         keys: EncryptionKeys(storeKey: StoreEncryptionKey()))
+        await #expect {
+            try await exchange.send()
+        } throws: { error in
+            guard case ExchangeError.conflictingVersion(let id, _) = error else { return false }
+            return id == ConflictElsewhereExchange.elsewhere
+        }
+    }
+
     /// Versions sealed under an epoch whose key a replica lacks wait: the retrieve adds the
     /// rest without an error, and a later retrieve adds them once the key has arrived.
     @Test func versionsOfAnEpochWithoutAKeyWaitAndArriveWithTheKey() async throws {

@@ -9,7 +9,7 @@ import NIOHTTP1
 /// A proxy on loopback in front of a real WebDAV server that passes every request on, and
 /// answers some with faults a test sets: a status instead of the server's (`507`, `423`),
 /// a delay before each request (a slow server), listings whose entries come in reverse
-/// order.
+/// order, a temporary file lost before the `MOVE` that retries it (as rclone did under load).
 final class WebDAVFaultProxy: Sendable {
     /// A status to answer instead of passing a request on.
     struct StatusFault: Sendable {
@@ -25,6 +25,15 @@ final class WebDAVFaultProxy: Sendable {
         var statuses: [StatusFault] = []
         var delay: Duration = .zero
         var reversesListings = false
+        /// How many more temporary files to lose: when a `MOVE` of a temporary file
+        /// (`.tmp-…`) the server refused as if its destination folder were missing comes
+        /// again, the file is deleted on the server and the `MOVE` answered `403`, as rclone
+        /// answered when it lost sight of the file ("Dir.Rename error: file does not exist").
+        var losesRetriedTemporaryFiles = 0
+        /// Temporary files lost so far.
+        var lostTemporaryFiles = 0
+        /// The temporary files whose `MOVE` the server refused.
+        var refusedMoveSources: Set<String> = []
         /// Requests seen, by method.
         var counts: [String: Int] = [:]
     }
@@ -90,8 +99,14 @@ final class WebDAVFaultProxy: Sendable {
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             let method = request.method.rawValue
             let path = request.uri.path
-            let (fault, delay, reverses) = faults.withLock { faults -> (StatusFault?, Duration, Bool) in
+            let isTemporaryMove = method == "MOVE" && path.contains("/.tmp-")
+            let (fault, delay, reverses, loses) = faults.withLock { faults -> (StatusFault?, Duration, Bool, Bool) in
                 faults.counts[method, default: 0] += 1
+                if isTemporaryMove, faults.losesRetriedTemporaryFiles > 0, faults.refusedMoveSources.remove(path) != nil {
+                    faults.losesRetriedTemporaryFiles -= 1
+                    faults.lostTemporaryFiles += 1
+                    return (nil, faults.delay, false, true)
+                }
                 var found: StatusFault?
                 if let index = faults.statuses.firstIndex(where: {
                     $0.method == method && $0.remaining > 0 && $0.pathSuffix.map { path.hasSuffix($0) } != false
@@ -99,7 +114,7 @@ final class WebDAVFaultProxy: Sendable {
                     faults.statuses[index].remaining -= 1
                     found = faults.statuses[index]
                 }
-                return (found, faults.delay, faults.reversesListings)
+                return (found, faults.delay, faults.reversesListings, false)
             }
             if delay > .zero { try await Task.sleep(for: delay) }
             let body = try await request.body.collect(upTo: 1 << 28)
@@ -107,6 +122,13 @@ final class WebDAVFaultProxy: Sendable {
                 var headers = HTTPFields()
                 if let seconds = fault.retryAfter { headers[.retryAfter] = "\(seconds)" }
                 return Response(status: .init(code: fault.status), headers: headers)
+            }
+            if loses {
+                var deletion = HTTPClientRequest(url: origin + request.uri.description)
+                deletion.method = .DELETE
+                if let authorization = request.headers[.authorization] { deletion.headers.add(name: "Authorization", value: authorization) }
+                _ = try await client.execute(deletion, timeout: .seconds(60))
+                return Response(status: .forbidden)
             }
             var forwarded = HTTPClientRequest(url: origin + request.uri.description)
             forwarded.method = HTTPMethod(rawValue: method)
@@ -120,6 +142,9 @@ final class WebDAVFaultProxy: Sendable {
             if body.readableBytes > 0 { forwarded.body = .bytes(body) }
             let answer = try await client.execute(forwarded, timeout: .seconds(60))
             var data = try await answer.body.collect(upTo: 1 << 28)
+            if isTemporaryMove, [403, 409, 500].contains(Int(answer.status.code)) {
+                faults.withLock { _ = $0.refusedMoveSources.insert(path) }
+            }
             if reverses, method == "PROPFIND", answer.status.code == 207 {
                 data = ByteBuffer(string: Self.reversingResponses(String(buffer: data)))
             }

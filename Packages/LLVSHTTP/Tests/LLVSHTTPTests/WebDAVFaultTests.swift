@@ -84,6 +84,19 @@ struct WebDAVFaultTests {
         await setup.proxy.stop()
     }
 
+    /// A server that loses a temporary file between its upload and the `MOVE` that retries
+    /// it, once its destination folder was made (rclone under a full test run: the `MOVE`
+    /// answered `403`, its log "Dir.Rename error: file does not exist"): the file is uploaded
+    /// again before the next `MOVE`, and the send completes.
+    @Test func aTemporaryFileTheServerLosesIsUploadedAgain() async throws {
+        let setup = try await Setup("lost-temporary", versions: 5)
+        setup.proxy.faults.withLock { $0.losesRetriedTemporaryFiles = 2 }
+        try await setup.proxied(setup.sender.store).send()
+        #expect(setup.proxy.faults.withLock { $0.lostTemporaryFiles } >= 1, "a temporary file was lost")
+        try await setup.receiverHoldsEverything()
+        await setup.proxy.stop()
+    }
+
     @Test func aSlowServerStillCompletesBothWays() async throws {
         let setup = try await Setup("slow")
         setup.proxy.faults.withLock { $0.delay = .milliseconds(150) }
