@@ -61,6 +61,13 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// nothing is sealed yet.
     public static let firstSealingBatchByteCount = 65_536
 
+    /// 2,048, or 0 through a transport that prefers few batches: sealing a version costs
+    /// about as much beside its data as 2 KiB of data (its record is encoded, its blob keyed,
+    /// named and framed), and reading it from the store more, so a send's batches of small
+    /// versions hold fewer of them, and each batch is sealed in about the time the next takes
+    /// to read.
+    public var sendBatchBytesPerVersion: Int { transport.prefersFewBatches ? 0 : 2_048 }
+
     /// Whether the transport prefers few batches.
     public var prefersFewBatches: Bool { transport.prefersFewBatches }
 

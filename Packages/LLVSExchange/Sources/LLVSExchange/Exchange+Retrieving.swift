@@ -112,31 +112,78 @@ extension Exchange {
     }
 
     /// Consecutive runs of `items`, each within `byteLimit` bytes unless a single item is
-    /// larger. With `first` (below `byteLimit`), the runs grow: the first is within `first`
-    /// bytes and each next one within twice the one before, up to `byteLimit`. A pipeline
+    /// larger, as few as that allows and of about equal bytes (no small run left over at the
+    /// end). With `first` (below `byteLimit`), the runs grow: the first is within `first`
+    /// bytes and each next one within twice the one before, up to `byteLimit`; with `last`,
+    /// they shrink the same way towards the end, the last within `last` bytes. A pipeline
     /// that works on one run while it reads the next (``send(upTo:progress:)``) then waits
-    /// little for its first run.
+    /// little for its first run, little after it has read its last, and little between:
+    /// each run is about as much work as the one before.
     ///
     /// - Complexity: O(`items.count`).
-    static func batches<T>(of items: [T], byteLimit: Int, growingFrom first: Int? = nil, bytes: (T) -> Int64) -> [[T]] {
+    static func batches<T>(of items: [T], byteLimit: Int, growingFrom first: Int? = nil, shrinkingTo last: Int? = nil,
+                           bytes: (T) -> Int64) -> [[T]] {
         let ceiling = Int64(max(1, byteLimit))
-        var limit = first.map { min(ceiling, Int64(max(1, $0))) } ?? ceiling
-        var result: [[T]] = []
-        var current: [T] = []
-        var currentBytes: Int64 = 0
-        for item in items {
-            let size = max(0, bytes(item))
-            if !current.isEmpty, saturatingSum(currentBytes, size) > limit {
-                result.append(current)
-                current = []
-                currentBytes = 0
-                limit = limit > ceiling / 2 ? ceiling : limit * 2
+        let sizes = items.map { max(0, bytes($0)) }
+        func doubled(_ limit: Int64) -> Int64 { limit > ceiling / 2 ? ceiling : limit * 2 }
+        // The shrinking runs, built from the end: within `last`, twice that, … below the ceiling.
+        var tail: [Range<Int>] = []
+        var end = sizes.endIndex
+        if let last {
+            var limit = min(ceiling, Int64(max(1, last)))
+            while limit < ceiling, end > sizes.startIndex {
+                var start = end - 1
+                var total = sizes[start]
+                while start > sizes.startIndex, saturatingSum(total, sizes[start - 1]) <= limit {
+                    start -= 1
+                    total = saturatingSum(total, sizes[start])
+                }
+                tail.append(start..<end)
+                end = start
+                limit = doubled(limit)
             }
-            current.append(item)
-            currentBytes = saturatingSum(currentBytes, size)
         }
-        if !current.isEmpty { result.append(current) }
-        return result
+        // The growing runs, from the start: within `first`, twice that, … below the ceiling.
+        var runs: [Range<Int>] = []
+        var begin = sizes.startIndex
+        if let first {
+            var limit = min(ceiling, Int64(max(1, first)))
+            while limit < ceiling, begin < end {
+                var stop = begin + 1
+                var total = sizes[begin]
+                while stop < end, saturatingSum(total, sizes[stop]) <= limit {
+                    total = saturatingSum(total, sizes[stop])
+                    stop += 1
+                }
+                runs.append(begin..<stop)
+                begin = stop
+                limit = doubled(limit)
+            }
+        }
+        // Between them, runs within the ceiling, as few as it takes, each as near as it can
+        // be to an equal share of what remains.
+        var remaining = sizes[begin..<end].reduce(Int64(0)) { saturatingSum($0, $1) }
+        var start = begin
+        var runBytes: Int64 = 0
+        for index in begin..<end {
+            let size = sizes[index]
+            if index > start {
+                let runsLeft = max(1, remaining / ceiling + (remaining % ceiling == 0 ? 0 : 1))
+                let share = remaining / runsLeft
+                let over = saturatingSum(runBytes, size) > ceiling
+                // Taking the item moves the run further from its share than stopping here.
+                let further = saturatingSum(runBytes, size) - share > share - runBytes
+                if over || further {
+                    runs.append(start..<index)
+                    remaining = max(0, remaining - runBytes)
+                    start = index
+                    runBytes = 0
+                }
+            }
+            runBytes = saturatingSum(runBytes, size)
+        }
+        if start < end { runs.append(start..<end) }
+        return (runs + tail.reversed()).map { Array(items[$0]) }
     }
 
     /// Records in ``restorationState`` that `ids` (all in the store) are on the other side,

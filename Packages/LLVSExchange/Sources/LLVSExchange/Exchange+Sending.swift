@@ -9,8 +9,9 @@ extension Exchange {
     /// first read from the remembered cursor, so versions others put there meanwhile are
     /// not sent again. Versions go in topological order, in batches of at most
     /// ``sendBatchByteCount`` bytes of value data (growing to it from
-    /// ``firstSendBatchByteCount``); an interrupted send leaves the other side valid and the
-    /// next send completes it.
+    /// ``firstSendBatchByteCount``, and shrinking back to it at the end, so that little is
+    /// left to prepare once the last batch is read); an interrupted send leaves the other
+    /// side valid and the next send completes it.
     ///
     /// - Parameters:
     ///   - heads: Send only these versions and their ancestors (say, one branch).
@@ -35,7 +36,7 @@ extension Exchange {
         try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
         let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount),
-                                   growingFrom: firstSendBatchByteCount, bytes: Self.estimatedBytes)
+                                   growingFrom: firstSendBatchByteCount, shrinkingTo: firstSendBatchByteCount, bytes: Self.estimatedBytes)
         // A pipeline of three: while batch k - 1 is sent (written, uploaded), batch k is
         // prepared (sealed, say) and batch k + 1 read from the store. Batches still go one at
         // a time and in order, so the other side never holds a version without its

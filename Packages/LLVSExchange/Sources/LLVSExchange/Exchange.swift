@@ -53,11 +53,19 @@ public protocol Exchange: AnyObject, Sendable {
     var sendBatchByteCount: Int { get }
 
     /// The most bytes of value data the first batch of ``send(upTo:progress:)`` carries;
-    /// each next batch may carry twice the one before, up to ``sendBatchByteCount``. A send
+    /// each next batch may carry twice the one before, up to ``sendBatchByteCount``, and the
+    /// last batches shrink back the same way, the last carrying at most this many. A send
     /// prepares a batch only once it is read, so an exchange that works on its batches (an
-    /// encrypted exchange seals them) starts with a small one and its work begins at once.
+    /// encrypted exchange seals them) starts with a small one and its work begins at once,
+    /// and ends with a small one, so little work is left once everything is read.
     /// By default, ``sendBatchByteCount`` (every batch alike).
     var firstSendBatchByteCount: Int { get }
+
+    /// The bytes each version counts for in ``send(upTo:progress:)``'s batches beside its
+    /// value data: what preparing a version costs beside its data (its record, its framing),
+    /// so that a batch of many small versions is not more work than the batch before. By
+    /// default 0. Batches never carry more value data than ``sendBatchByteCount`` either way.
+    var sendBatchBytesPerVersion: Int { get }
 
     /// Whether each batch this exchange sends costs round trips to another machine (a
     /// WebDAV folder: a dozen requests and more a batch), so that an exchange wrapping it
@@ -158,6 +166,9 @@ extension Exchange {
 
     /// ``sendBatchByteCount``: batches alike.
     public var firstSendBatchByteCount: Int { sendBatchByteCount }
+
+    /// 0: a version counts for its value data only.
+    public var sendBatchBytesPerVersion: Int { 0 }
 
     /// False: a batch costs little.
     public var prefersFewBatches: Bool { false }

@@ -40,6 +40,9 @@ extension ForwardingExchange {
     /// The inner exchange's first send batch size.
     public var firstSendBatchByteCount: Int { inner.firstSendBatchByteCount }
 
+    /// The inner exchange's weight of a version in send batches.
+    public var sendBatchBytesPerVersion: Int { inner.sendBatchBytesPerVersion }
+
     /// Whether the inner exchange prefers few batches.
     public var prefersFewBatches: Bool { inner.prefersFewBatches }
 

@@ -1,0 +1,44 @@
+@testable import LLVSExchange
+import PropertyBased
+import Testing
+
+/// How a send and a retrieve cut versions into batches (`Exchange.batches`): every version
+/// once, in order; within the limit unless a single version is larger; a send's first and
+/// last batches small; and no small batch left over between large ones.
+///
+/// Replay a failure by adding the `.fixedSeed("…")` trait the failure message prints.
+@Suite struct ExchangeBatchingPropertyTests {
+    /// Item sizes, a limit, and a first and last size (0: none).
+    static let input = zip(Gen<Int64>.value(in: 0...1_000).array(of: 0...60), Gen.int(in: 100...3_000), Gen.int(in: 0...3_000))
+
+    @Test func batchesHoldEveryItemOnceInOrderWithinTheirLimits() async {
+        await propertyCheck(count: 500, input: Self.input) { sizes, limit, edge in
+            let items = Array(sizes.indices)
+            let bounded = edge == 0 ? nil : min(edge, limit)
+            let runs = MemoryExchange.batches(of: items, byteLimit: limit, growingFrom: bounded, shrinkingTo: bounded) { sizes[$0] }
+            let total = { (run: [Int]) in run.reduce(Int64(0)) { $0 + sizes[$1] } }
+            #expect(Array(runs.joined()) == items)
+            #expect(!runs.contains { $0.isEmpty })
+            for run in runs where run.count > 1 { #expect(total(run) <= Int64(limit), "\(run) over \(limit)") }
+            if let bounded, let last = runs.last, last.count > 1 { #expect(total(last) <= Int64(bounded), "the last batch, within \(bounded)") }
+            // With more than enough for the runs that grow and shrink (which then do not reach
+            // each other), the first is small too.
+            if let bounded, sizes.reduce(0, +) > Int64(4 * limit), sizes.allSatisfy({ $0 <= Int64(bounded) }), let first = runs.first, first.count > 1 {
+                #expect(total(first) <= Int64(bounded), "the first batch, within \(bounded)")
+            }
+        }
+    }
+
+    /// Without a first or last size, versions far smaller than the limit go in batches of
+    /// more than a quarter of it each: as few as the limit allows, none left nearly empty.
+    @Test func smallItemsFillEveryBatch() async {
+        let input = zip(Gen<Int64>.value(in: 0...50).array(of: 1...200), Gen.int(in: 400...1_000))
+        await propertyCheck(count: 500, input: input) { sizes, limit in
+            let runs = MemoryExchange.batches(of: Array(sizes.indices), byteLimit: limit) { sizes[$0] }
+            let totals = runs.map { $0.reduce(Int64(0)) { $0 + sizes[$1] } }
+            let all = sizes.reduce(0, +)
+            #expect(runs.count <= max(1, Int((all + Int64(limit) - 1) / Int64(limit))) + 1, "\(totals) under \(limit)")
+            if runs.count > 1 { #expect(totals.allSatisfy { $0 > Int64(limit / 4) }, "\(totals) under \(limit)") }
+        }
+    }
+}
