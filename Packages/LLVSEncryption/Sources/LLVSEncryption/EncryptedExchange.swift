@@ -71,11 +71,14 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// Whether the transport prefers few batches.
     public var prefersFewBatches: Bool { transport.prefersFewBatches }
 
-    /// The most bytes of value data a batch seals at once (256 KiB): small enough that a
-    /// send reads each batch from the store while the one before is sealed and put, so
-    /// sealing adds little to the time reading takes; large enough that a batch is sealed
-    /// on every core.
-    public static let sealingBatchByteCount = 262_144
+    /// The most bytes of value data a batch seals at once (1 MiB, each version counted
+    /// ``sendBatchBytesPerVersion`` bytes more): a send reads each batch from the store
+    /// while the one before is sealed and put, its batches growing from
+    /// ``firstSealingBatchByteCount`` to this and shrinking back at the end, so sealing adds
+    /// little to the time reading takes; large enough that a batch is sealed on every core,
+    /// and that a transport paying for each batch (a directory writes a file and a log
+    /// record) pays for few.
+    public static let sealingBatchByteCount = 1 << 20
 
     /// True: a retrieved version presenting itself as a merge the store made must carry the
     /// identifier its record derives, or the retrieve stops before adding it
