@@ -266,10 +266,10 @@ public struct ByteReader: Sendable {
         offset += try readLength()
     }
 
-    /// Skips what ``readIdentifier(_:)`` reads, checking that it is UTF-8 as reading does,
+    /// Skips what `readIdentifier(_:)` reads, checking that it is UTF-8 as reading does,
     /// without making the identifier (no allocation for an ASCII one).
     ///
-    /// - Throws: As ``readIdentifier(_:)``.
+    /// - Throws: As `readIdentifier(_:)`.
     public mutating func skipIdentifier() throws(Error) {
         let start = offset
         let count = try readLength()
