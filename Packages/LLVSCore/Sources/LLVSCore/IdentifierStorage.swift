@@ -192,32 +192,46 @@ public struct IdentifierStorage: Hashable, Comparable, Sendable {
         }
     }
 
-    /// Writes the 36 bytes of a UUID string into `buffer`: the digits of `high` and `low`,
-    /// most significant first, with dashes after the 8th, 12th, 16th and 20th.
+    /// Writes the 36 bytes of a UUID string into `buffer` (at least 36 bytes): the digits of
+    /// `high` and `low`, most significant first, with dashes after the 8th, 12th, 16th and
+    /// 20th. Eight or four digits at a time, in the bytes of one integer.
     static func formatUUID(high: UInt64, low: UInt64, lowercase: Bool, into buffer: UnsafeMutableRawBufferPointer) {
         // A digit is `0` plus its value, and a letter 7 (upper case) or 39 (lower) more.
         let letterOffset: UInt8 = lowercase ? 0x27 : 0x07
-        var index = 0
-        func write(_ word: UInt64, digits: Range<Int>) {
-            for digit in digits {
-                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * digit)) & 0x0F
-                buffer[index] = 0x30 &+ nibble &+ (nibble > 9 ? letterOffset : 0)
-                index += 1
-            }
-        }
-        func dash() {
-            buffer[index] = 0x2D
-            index += 1
-        }
-        write(high, digits: 0..<8)
-        dash()
-        write(high, digits: 8..<12)
-        dash()
-        write(high, digits: 12..<16)
-        dash()
-        write(low, digits: 0..<4)
-        dash()
-        write(low, digits: 4..<16)
+        buffer.storeBytes(of: eightDigits(UInt32(truncatingIfNeeded: high >> 32), letterOffset: letterOffset), toByteOffset: 0, as: UInt64.self)
+        buffer.storeBytes(of: fourDigits(UInt16(truncatingIfNeeded: high >> 16), letterOffset: letterOffset), toByteOffset: 9, as: UInt32.self)
+        buffer.storeBytes(of: fourDigits(UInt16(truncatingIfNeeded: high), letterOffset: letterOffset), toByteOffset: 14, as: UInt32.self)
+        buffer.storeBytes(of: fourDigits(UInt16(truncatingIfNeeded: low >> 48), letterOffset: letterOffset), toByteOffset: 19, as: UInt32.self)
+        buffer.storeBytes(of: fourDigits(UInt16(truncatingIfNeeded: low >> 32), letterOffset: letterOffset), toByteOffset: 24, as: UInt32.self)
+        buffer.storeBytes(of: eightDigits(UInt32(truncatingIfNeeded: low), letterOffset: letterOffset), toByteOffset: 28, as: UInt64.self)
+        buffer[8] = 0x2D
+        buffer[13] = 0x2D
+        buffer[18] = 0x2D
+        buffer[23] = 0x2D
+    }
+
+    /// The eight hexadecimal digits of `value` as the bytes of an integer, most significant
+    /// digit at the lowest address: each nibble spread to a byte, then `0` added to every
+    /// byte and `letterOffset` more to those above 9 (a nibble above 9 plus 6 carries into
+    /// its byte's fifth bit, never into the next byte).
+    @inline(__always)
+    private static func eightDigits(_ value: UInt32, letterOffset: UInt8) -> UInt64 {
+        var spread = UInt64(value)
+        spread = (spread & 0xFFFF_0000) << 16 | spread & 0xFFFF
+        spread = (spread & 0x0000_FF00_0000_FF00) << 8 | spread & 0x0000_00FF_0000_00FF
+        spread = (spread & 0x00F0_00F0_00F0_00F0) << 4 | spread & 0x000F_000F_000F_000F
+        let letters = (spread &+ 0x0606_0606_0606_0606) >> 4 & 0x0101_0101_0101_0101
+        return (spread &+ 0x3030_3030_3030_3030 &+ letters &* UInt64(letterOffset)).bigEndian
+    }
+
+    /// The four hexadecimal digits of `value`, as ``eightDigits(_:letterOffset:)`` makes eight.
+    @inline(__always)
+    private static func fourDigits(_ value: UInt16, letterOffset: UInt8) -> UInt32 {
+        var spread = UInt32(value)
+        spread = (spread & 0xFF00) << 8 | spread & 0x00FF
+        spread = (spread & 0x00F0_00F0) << 4 | spread & 0x000F_000F
+        let letters = (spread &+ 0x0606_0606) >> 4 & 0x0101_0101
+        return (spread &+ 0x3030_3030 &+ letters &* UInt32(letterOffset)).bigEndian
     }
 }
 

@@ -57,9 +57,44 @@ public struct ByteWriter: Sendable {
     ///
     /// - Complexity: O(the bytes after `offset`).
     public mutating func insertVarint(_ value: UInt64, at offset: Int) {
-        var varint = ByteWriter(capacity: 10)
-        varint.appendVarint(value)
-        bytes.insert(contentsOf: varint.bytes, at: min(max(0, offset), bytes.count))
+        var varint: (UInt64, UInt64) = (0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &varint) { buffer in
+            var remaining = value
+            while remaining >= 0x80 {
+                buffer[count] = UInt8(truncatingIfNeeded: remaining) | 0x80
+                remaining >>= 7
+                count += 1
+            }
+            buffer[count] = UInt8(remaining)
+            count += 1
+        }
+        withUnsafeBytes(of: &varint) { bytes.insert(contentsOf: $0.prefix(count), at: min(max(0, offset), bytes.count)) }
+    }
+
+    /// Appends what `body` writes after its length as a varint, without writing it twice:
+    /// room for a length of `lengthByteCount` bytes goes first and is filled once `body`
+    /// returns (the bytes after it move only when the length needs another width). The
+    /// bytes are those of ``appendLengthPrefixed(_:)-(Collection)`` given what `body` writes.
+    ///
+    /// - Complexity: O(what `body` writes) when the length takes `lengthByteCount` bytes.
+    public mutating func appendLengthPrefixed(lengthByteCount: Int, _ body: (inout ByteWriter) -> Void) {
+        let lengthStart = bytes.count
+        let reserved = min(max(1, lengthByteCount), 10)
+        bytes.append(contentsOf: repeatElement(0, count: reserved))
+        let start = bytes.count
+        body(&self)
+        let length = UInt64(bytes.count - start)
+        guard Self.varintByteCount(length) == reserved else {
+            bytes.removeSubrange(lengthStart..<start)
+            insertVarint(length, at: lengthStart)
+            return
+        }
+        var remaining = length
+        for index in lengthStart..<start {
+            bytes[index] = index + 1 < start ? UInt8(truncatingIfNeeded: remaining) | 0x80 : UInt8(remaining)
+            remaining >>= 7
+        }
     }
 
     /// The number of bytes ``appendVarint(_:)`` writes for `value` (1 to 10).

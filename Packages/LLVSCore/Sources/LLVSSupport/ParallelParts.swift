@@ -11,8 +11,12 @@ public enum ParallelParts {
     /// - Complexity: `body`'s work, divided among the cores.
     public static func forEach(in count: Int, parallelFrom minimumCount: Int, partsPerCore: Int = 1,
                                _ body: @Sendable (Range<Int>) -> Void) {
-        forEach(in: count, parallelFrom: minimumCount, partsPerCore: partsPerCore, cores: { ProcessInfo.processInfo.activeProcessorCount }, body)
+        forEach(in: count, parallelFrom: minimumCount, partsPerCore: partsPerCore, cores: { activeProcessorCount }, body)
     }
+
+    /// The active cores, asked once: Foundation reads them from the system (a file read on
+    /// Linux) each time it is asked, a cost paid per batch otherwise.
+    static let activeProcessorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// ``forEach(in:parallelFrom:partsPerCore:_:)`` on `cores()` cores. Below the minimum,
     /// `cores` is not called: on Linux the active processor count is read from the

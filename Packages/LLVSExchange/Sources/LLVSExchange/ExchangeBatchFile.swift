@@ -55,54 +55,59 @@ struct ExchangeBatchFile: Sendable {
     /// Appends the entry of `version` (its successors ignored) with `changes` to `writer`:
     /// the record, then the changes written in place after their exact length.
     static func appendEntry(_ version: Version, changes: [Value.Change], to writer: inout ByteWriter) {
-        var record = ByteWriter(capacity: 64 + version.id.utf8Count)
-        record.appendIdentifier(version.id)
-        let predecessors = version.predecessorIds
-        record.append(UInt8(predecessors.count))
-        for predecessor in predecessors { record.appendIdentifier(predecessor) }
-        withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { record.append(contentsOf: $0) }
-        if let size = version.valueDataSize, size >= 0 {
-            record.append(1)
-            record.appendVarint(UInt64(size))
-        } else {
-            record.append(0)
-        }
-        let metadata = version.metadata.sorted { $0.key < $1.key }
-        record.appendVarint(UInt64(metadata.count))
-        for (key, value) in metadata {
-            record.appendString(key.rawValue)
-            record.appendLengthPrefixed(value.data)
-        }
-        writer.appendLengthPrefixed(record.bytes)
-
-        // The section's length goes before it, and is known once it is written.
-        let sectionStart = writer.bytes.count
-        writer.appendVarint(UInt64(changes.count))
-        for change in changes {
-            switch change {
-            case .insert(let value), .update(let value):
-                if case .insert = change { writer.append(1) } else { writer.append(2) }
-                writer.appendIdentifier(value.id)
-                writer.appendLengthPrefixed(value.data)
-                if let stored = value.storedVersionId {
-                    writer.append(1)
-                    writer.appendIdentifier(stored)
-                } else {
-                    writer.append(0)
-                }
-            case .remove(let id):
-                writer.append(3)
-                writer.appendIdentifier(id)
-            case .preserve(let reference):
-                writer.append(4)
-                writer.appendIdentifier(reference.valueId)
-                writer.appendIdentifier(reference.storedVersionId)
-            case .preserveRemoval(let id):
-                writer.append(5)
-                writer.appendIdentifier(id)
+        // Each length goes before what it measures and is known once that is written: a
+        // record takes one length byte (it is under 128 bytes unless it has metadata), a
+        // section of changes two (128 bytes to 16 KiB), and the bytes move when not.
+        writer.appendLengthPrefixed(lengthByteCount: 1) { record in
+            record.appendIdentifier(version.id)
+            if let predecessors = version.predecessors {
+                record.append(predecessors.idOfSecond == nil ? 1 : 2)
+                record.appendIdentifier(predecessors.idOfFirst)
+                if let second = predecessors.idOfSecond { record.appendIdentifier(second) }
+            } else {
+                record.append(0)
+            }
+            withUnsafeBytes(of: version.timestamp.bitPattern.littleEndian) { record.append(contentsOf: $0) }
+            if let size = version.valueDataSize, size >= 0 {
+                record.append(1)
+                record.appendVarint(UInt64(size))
+            } else {
+                record.append(0)
+            }
+            record.appendVarint(UInt64(version.metadata.count))
+            guard !version.metadata.isEmpty else { return }
+            for (key, value) in version.metadata.sorted(by: { $0.key < $1.key }) {
+                record.appendString(key.rawValue)
+                record.appendLengthPrefixed(value.data)
             }
         }
-        writer.insertVarint(UInt64(writer.bytes.count - sectionStart), at: sectionStart)
+        writer.appendLengthPrefixed(lengthByteCount: 2) { section in
+            section.appendVarint(UInt64(changes.count))
+            for change in changes {
+                switch change {
+                case .insert(let value), .update(let value):
+                    if case .insert = change { section.append(1) } else { section.append(2) }
+                    section.appendIdentifier(value.id)
+                    section.appendLengthPrefixed(value.data)
+                    if let stored = value.storedVersionId {
+                        section.append(1)
+                        section.appendIdentifier(stored)
+                    } else {
+                        section.append(0)
+                    }
+                case .remove(let id):
+                    section.append(3)
+                    section.appendIdentifier(id)
+                case .preserve(let reference):
+                    section.append(4)
+                    section.appendIdentifier(reference.valueId)
+                    section.appendIdentifier(reference.storedVersionId)
+                case .preserveRemoval(let id):
+                    section.append(5)
+                    section.appendIdentifier(id)
+                }
+            }
+        }
     }
 
     /// The exact length of the changes section ``appendEntry(_:changes:to:)`` writes for
@@ -188,38 +193,65 @@ struct ExchangeBatchFile: Sendable {
     ///
     /// - Throws: ``Malformed`` when its changes section is malformed.
     func changes(of id: Version.ID) throws(Malformed) -> [Value.Change] {
+        var changes: [Value.Change] = []
+        try walkChanges(of: id, reserving: { changes.reserveCapacity($0) }, making: { changes.append($0) })
+        return changes
+    }
+
+    /// Checks the changes section of version `id` as ``changes(of:)`` decodes it, without
+    /// making the changes: it throws exactly when decoding would.
+    ///
+    /// - Throws: ``Malformed`` when its changes section is malformed.
+    func checkChanges(of id: Version.ID) throws(Malformed) {
+        try walkChanges(of: id, reserving: { _ in }, making: nil)
+    }
+
+    /// Walks the changes section of version `id`, checking every change, and hands each
+    /// change to `make` when there is one (else the identifiers and values are skipped, not
+    /// made). Decoding and checking are this one walk, so they refuse the same bytes.
+    ///
+    /// - Throws: ``Malformed`` when the section is malformed.
+    private func walkChanges(of id: Version.ID, reserving reserve: (Int) -> Void, making make: ((Value.Change) -> Void)?) throws(Malformed) {
         guard let entry = entries[id] else { throw Malformed(reason: "the batch does not hold version \(id)") }
         var reader = ByteReader(data[entry.changes])
         do {
             let count = try reader.readCount(limit: reader.remainingCount)
-            var changes: [Value.Change] = []
-            changes.reserveCapacity(count)
+            reserve(count)
             for _ in 0..<count {
                 let kind = try reader.readByte()
                 switch kind {
                 case 1, 2:
+                    guard let make else {
+                        try reader.skipIdentifier()
+                        try reader.skipLengthPrefixed()
+                        if try Self.readStoredVersionFlag(&reader, of: id) { try reader.skipIdentifier() }
+                        continue
+                    }
                     let valueId = try reader.readIdentifier(Value.ID.self)
                     let data = Data(try reader.readLengthPrefixed())
-                    let value: Value
-                    switch try reader.readByte() {
-                    case 0: value = Value(id: valueId, data: data)
-                    case 1: value = Value(id: valueId, data: data, storedVersionId: try reader.readIdentifier(Version.ID.self))
-                    case let flag: throw Malformed(reason: "version \(id)'s changes: a stored-version flag of \(flag)")
+                    var value = Value(id: valueId, data: data)
+                    if try Self.readStoredVersionFlag(&reader, of: id) { value.storedVersionId = try reader.readIdentifier(Version.ID.self) }
+                    make(kind == 1 ? .insert(value) : .update(value))
+                case 3, 5:
+                    guard let make else {
+                        try reader.skipIdentifier()
+                        continue
                     }
-                    changes.append(kind == 1 ? .insert(value) : .update(value))
-                case 3:
-                    changes.append(.remove(try reader.readIdentifier(Value.ID.self)))
-                case 4:
                     let valueId = try reader.readIdentifier(Value.ID.self)
-                    changes.append(.preserve(Value.Reference(valueId: valueId, storedVersionId: try reader.readIdentifier(Version.ID.self))))
-                case 5:
-                    changes.append(.preserveRemoval(try reader.readIdentifier(Value.ID.self)))
+                    make(kind == 3 ? .remove(valueId) : .preserveRemoval(valueId))
+                case 4:
+                    guard let make else {
+                        try reader.skipIdentifier()
+                        try reader.skipIdentifier()
+                        continue
+                    }
+                    let valueId = try reader.readIdentifier(Value.ID.self)
+                    make(.preserve(Value.Reference(valueId: valueId, storedVersionId: try reader.readIdentifier(Version.ID.self))))
                 default:
                     throw Malformed(reason: "version \(id)'s changes: unknown change kind \(kind)")
                 }
             }
             guard reader.isAtEnd else { throw Malformed(reason: "version \(id)'s changes: bytes follow the last change") }
-            return changes
         } catch let error as ByteReader.Error {
             throw Malformed(reason: "version \(id)'s changes: \(error.description)")
         } catch let error as Malformed {
@@ -229,42 +261,14 @@ struct ExchangeBatchFile: Sendable {
         }
     }
 
-    /// Checks the changes section of version `id` as ``changes(of:)`` decodes it, without
-    /// making the changes: it throws exactly when decoding would.
+    /// Reads whether a change names the version that stored its value (flag 1) or not (0).
     ///
-    /// - Throws: ``Malformed`` when its changes section is malformed.
-    func checkChanges(of id: Version.ID) throws(Malformed) {
-        guard let entry = entries[id] else { throw Malformed(reason: "the batch does not hold version \(id)") }
-        var reader = ByteReader(data[entry.changes])
-        do {
-            let count = try reader.readCount(limit: reader.remainingCount)
-            for _ in 0..<count {
-                let kind = try reader.readByte()
-                switch kind {
-                case 1, 2:
-                    try reader.skipIdentifier()
-                    try reader.skipLengthPrefixed()
-                    switch try reader.readByte() {
-                    case 0: break
-                    case 1: try reader.skipIdentifier()
-                    case let flag: throw Malformed(reason: "version \(id)'s changes: a stored-version flag of \(flag)")
-                    }
-                case 3, 5:
-                    try reader.skipIdentifier()
-                case 4:
-                    try reader.skipIdentifier()
-                    try reader.skipIdentifier()
-                default:
-                    throw Malformed(reason: "version \(id)'s changes: unknown change kind \(kind)")
-                }
-            }
-            guard reader.isAtEnd else { throw Malformed(reason: "version \(id)'s changes: bytes follow the last change") }
-        } catch let error as ByteReader.Error {
-            throw Malformed(reason: "version \(id)'s changes: \(error.description)")
-        } catch let error as Malformed {
-            throw error
-        } catch {
-            throw Malformed(reason: "\(error)")
+    /// - Throws: ``Malformed`` for any other flag; what `reader` throws.
+    private static func readStoredVersionFlag(_ reader: inout ByteReader, of id: Version.ID) throws -> Bool {
+        switch try reader.readByte() {
+        case 0: return false
+        case 1: return true
+        case let flag: throw Malformed(reason: "version \(id)'s changes: a stored-version flag of \(flag)")
         }
     }
 
