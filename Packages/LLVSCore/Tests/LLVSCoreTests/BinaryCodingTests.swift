@@ -156,4 +156,26 @@ import LLVSCore
         writer.insertVarint(1, at: -4)
         #expect(writer.bytes == [1, 9, 9, 0xAC, 0x02])
     }
+
+    /// A length written in place after what it measures gives the bytes of one written first,
+    /// whatever width was set aside for it (too narrow, exact, too wide) and however long
+    /// what it measures is (across the one-, two- and three-byte varints).
+    @Test func lengthsWrittenInPlaceAreThoseWrittenFirst() async {
+        let input = zip(Gen<UInt8>.value(in: 0...255).array(of: 0...20), Gen<Int>.value(in: 0...20_000),
+                        Gen<Int>.value(in: -1...11), Gen<UInt8>.value(in: 0...255))
+        await propertyCheck(count: 300, input: input) { before, length, width, fill in
+            let body = [UInt8](repeating: fill, count: length)
+            var inPlace = ByteWriter()
+            inPlace.append(contentsOf: before)
+            inPlace.appendLengthPrefixed(lengthByteCount: width) { writer in
+                // Written in pieces, as an entry's record and changes are.
+                writer.append(contentsOf: body.prefix(length / 2))
+                writer.append(contentsOf: body.dropFirst(length / 2))
+            }
+            var first = ByteWriter()
+            first.append(contentsOf: before)
+            first.appendLengthPrefixed(body)
+            #expect(inPlace.bytes == first.bytes)
+        }
+    }
 }
