@@ -184,6 +184,8 @@ public struct ByteReader: Sendable {
     private static let copyLimit = 4_096
 
     private let storage: Storage
+    /// Where the reader's bytes start in `storage` (not 0 for a reader of part of another's).
+    private let base: Int
     private let count: Int
     /// The number of bytes consumed so far.
     public private(set) var offset: Int = 0
@@ -191,7 +193,59 @@ public struct ByteReader: Sendable {
     /// Creates a reader over `data` (any `Data`, including a slice).
     public init(_ data: Data) {
         self.count = data.count
+        self.base = 0
         self.storage = data.count <= Self.copyLimit ? .array(Array(data)) : .data(data)
+    }
+
+    /// A reader of `count` bytes of `storage` from `base`.
+    private init(storage: Storage, base: Int, count: Int) {
+        self.storage = storage
+        self.base = base
+        self.count = count
+    }
+
+    /// A reader of the bytes at `range` (offsets in this reader), sharing this reader's
+    /// storage (nothing is copied), or nil when `range` is not within this reader's bytes.
+    /// Its offsets, and those its errors name, count from the range's start.
+    public func reader(of range: Range<Int>) -> ByteReader? {
+        guard range.lowerBound >= 0, range.upperBound <= count else { return nil }
+        return ByteReader(storage: storage, base: base + range.lowerBound, count: range.count)
+    }
+
+    /// Reads a varint length and returns a reader of that many bytes, as
+    /// ``readLengthPrefixed()`` reads them but sharing this reader's storage.
+    ///
+    /// - Throws: As ``readLengthPrefixed()``.
+    public mutating func readLengthPrefixedReader() throws(Error) -> ByteReader {
+        let length = try readLength()
+        let reader = ByteReader(storage: storage, base: base + offset, count: length)
+        offset += length
+        return reader
+    }
+
+    /// Reads 8 bytes as an unsigned integer, least significant byte first.
+    ///
+    /// - Throws: ``Error/truncated(offset:needed:available:)`` when fewer than 8 bytes
+    ///   remain, as ``readBytes(_:)`` does.
+    public mutating func readUInt64LittleEndian() throws(Error) -> UInt64 {
+        guard remainingCount >= 8 else { throw .truncated(offset: offset, needed: 8, available: remainingCount) }
+        let start = offset
+        offset += 8
+        return withBytes { raw in
+            var bits: UInt64 = 0
+            for index in 0..<8 { bits |= UInt64(raw[start + index]) << UInt64(8 * index) }
+            return bits
+        }
+    }
+
+    /// Skips `count` bytes, as ``readBytes(_:)`` would read them, without copying them.
+    ///
+    /// - Throws: ``Error/truncated(offset:needed:available:)`` when fewer bytes remain.
+    public mutating func skipBytes(_ count: Int) throws(Error) {
+        guard count >= 0, count <= remainingCount else {
+            throw .truncated(offset: offset, needed: count, available: remainingCount)
+        }
+        offset += count
     }
 
     /// The number of bytes not yet read.
@@ -202,8 +256,8 @@ public struct ByteReader: Sendable {
 
     private func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         switch storage {
-        case .data(let data): return data.withUnsafeBytes(body)
-        case .array(let array): return array.withUnsafeBytes(body)
+        case .data(let data): return data.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[base..<(base + count)])) }
+        case .array(let array): return array.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[base..<(base + count)])) }
         }
     }
 
@@ -228,8 +282,8 @@ public struct ByteReader: Sendable {
         let start = offset
         offset += count
         switch storage {
-        case .data(let data): return data[(data.startIndex + start)..<(data.startIndex + start + count)]
-        case .array(let array): return Data(array[start..<(start + count)])
+        case .data(let data): return data[(data.startIndex + base + start)..<(data.startIndex + base + start + count)]
+        case .array(let array): return Data(array[(base + start)..<(base + start + count)])
         }
     }
 
@@ -311,10 +365,25 @@ public struct ByteReader: Sendable {
         let bytesStart = offset
         let valid = withBytes { raw in
             let bytes = UnsafeRawBufferPointer(rebasing: raw[bytesStart..<(bytesStart + count)])
-            return bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
+            return Self.isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil
         }
         guard valid else { throw .invalidUTF8(offset: start) }
         offset += count
+    }
+
+    /// True when every byte is below 0x80, looked at eight bytes at a time.
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        var highBits: UInt64 = 0
+        while index + 8 <= bytes.count {
+            highBits |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            highBits |= UInt64(bytes[index])
+            index += 1
+        }
+        return highBits & 0x8080_8080_8080_8080 == 0
     }
 
     /// Reads a varint length no larger than what remains after it.

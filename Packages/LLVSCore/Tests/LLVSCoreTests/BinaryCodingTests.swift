@@ -110,6 +110,66 @@ import LLVSCore
         #expect(throws: ByteReader.Error.invalidUTF8(offset: 0)) { try invalid.skipIdentifier() }
     }
 
+    /// A reader of part of another reader's bytes (``ByteReader/reader(of:)``,
+    /// ``ByteReader/readLengthPrefixedReader()``) reads what a reader made over a copy of those
+    /// bytes reads: the same values, offsets and errors, ASCII or not, from a small input
+    /// (held as an array) or a large one (read in place), nested twice. The skips and fixed
+    /// reads agree with what they stand for too.
+    @Test func aReaderOfPartReadsAsAReaderOfACopy() async throws {
+        let byte = Gen.oneOf(Gen<UInt8>.value(in: 0x20...0x7E), Gen<UInt8>.value(in: 0x80...0xFF), Gen<UInt8>.value(in: 0...0xFF))
+        let input = zip(byte.array(of: 0...40), Gen.int(in: 0...6_000), Gen.int(in: 0...60), Gen.int(in: 0...60))
+        await propertyCheck(count: 500, input: input) { bytes, padding, lower, length in
+            let data = Data(repeating: 0x41, count: padding) + Data(bytes)
+            let range = min(padding + lower, data.count)..<min(padding + lower + length, data.count)
+            guard let part = ByteReader(data).reader(of: range) else {
+                Issue.record("\(range) lies within \(data.count) bytes")
+                return
+            }
+            // Each read in turn, from the part and from a copy, until both fail the same way.
+            func reads(_ reader: ByteReader) -> [String] {
+                var reader = reader
+                var outcomes: [String] = []
+                for step in 0..<12 {
+                    let outcome = Result { () throws(ByteReader.Error) -> String in
+                        switch step % 4 {
+                        case 0: return "\(try reader.readVarint())"
+                        case 1: return try reader.readIdentifier(Value.ID.self).rawValue
+                        case 2: return "\(try reader.readUInt64LittleEndian())"
+                        default: return "\(Array(try reader.readLengthPrefixed()))"
+                        }
+                    }
+                    outcomes.append("\(outcome) at \(reader.offset)")
+                }
+                return outcomes
+            }
+            #expect(reads(part) == reads(ByteReader(Data(data[range]))))
+            // A part of a part.
+            var outer = part
+            let nested = Result { () throws(ByteReader.Error) in try outer.readLengthPrefixedReader() }
+            var copy = ByteReader(Data(data[range]))
+            let copied = Result { () throws(ByteReader.Error) in try copy.readLengthPrefixed() }
+            switch (nested, copied) {
+            case (.success(let inner), .success(let bytes)):
+                #expect(reads(inner) == reads(ByteReader(bytes)))
+                #expect(outer.offset == copy.offset)
+            case (.failure(let nestedError), .failure(let copiedError)): #expect(nestedError == copiedError)
+            default: Issue.record("a reader of part gave \(nested), reading gave \(copied)")
+            }
+            // Skipping and reading move alike and fail alike.
+            var skipper = ByteReader(data), reader = ByteReader(data)
+            let skipped = Result { () throws(ByteReader.Error) in try skipper.skipBytes(length) }
+            let read = Result { () throws(ByteReader.Error) in try reader.readBytes(length) }
+            switch (skipped, read) {
+            case (.success, .success): #expect(skipper.offset == reader.offset)
+            case (.failure(let skipError), .failure(let readError)): #expect(skipError == readError)
+            default: Issue.record("skipping gave \(skipped), reading \(read)")
+            }
+        }
+        #expect(ByteReader(Data([1, 2, 3])).reader(of: 2..<4) == nil)
+        var little = ByteReader(Data([1, 0, 0, 0, 0, 0, 0, 0x80]))
+        #expect(try little.readUInt64LittleEndian() == 0x8000_0000_0000_0001)
+    }
+
     @Test func readsFromASliceUseRelativeOffsets() throws {
         let data = Data([9, 9, 0x03, 0x61, 0x62, 0x63])
         var reader = ByteReader(data[2...])

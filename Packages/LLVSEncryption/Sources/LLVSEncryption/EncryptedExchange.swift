@@ -197,6 +197,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var listed: [Version.ID] = []
         var unknown: [String] = []
         var seen: Set<String> = []
+        listed.reserveCapacity(names.count)
+        seen.reserveCapacity(names.count)
         // Local versions are named (a MAC each) only when the listing holds a name not known
         // yet: it may be a version this store holds.
         if cache.withLock({ cache in names.contains { cache.versionIdsByName[$0] == nil } }) { nameLocalVersions() }
@@ -213,6 +215,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         let opened = try await openBlobs(named: unknown, sizes: page.sizes)
         cache.withLock { cache in
             cache.opened.reserveCapacity(cache.opened.count + opened.count)
+            cache.versionIdsByName.reserveCapacity(cache.versionIdsByName.count + opened.count)
             for (name, opened) in opened {
                 switch opened {
                 case .version(let version, let changes):
@@ -226,7 +229,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
                     pending[name] = epoch
                 }
             }
-            for name in seen where cache.versionIdsByName[name] != nil { cache.pending[name] = nil }
+            if !cache.pending.isEmpty {
+                for name in seen where cache.versionIdsByName[name] != nil { cache.pending[name] = nil }
+            }
             cache.pending.merge(pending) { _, new in new }
         }
         return VersionIdentifierPage(versionIds: listed, cursor: pending.isEmpty ? page.cursor : cursor,

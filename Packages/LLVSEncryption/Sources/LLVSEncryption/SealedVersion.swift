@@ -211,9 +211,12 @@ enum SealedVersion {
         guard blob.count >= headerCount + tagCount else {
             throw EncryptionError.tampered(name: displayName, reason: "\(blob.count) bytes is shorter than a header and a tag")
         }
-        let format = blob[blob.startIndex]
+        // The format, the epoch and whether the nonce is 12 zero bytes (what format 2's must
+        // be), read in one pass over the header.
+        let (format, epoch, zeroNonce) = blob.withUnsafeBytes { header in
+            (header[0], header[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, header[5..<17].allSatisfy { $0 == 0 })
+        }
         guard let cipher = SealingCipher(rawValue: format) else { throw EncryptionError.unsupportedFormat(name: displayName, format: format) }
-        let epoch = blob.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard let macs = keys.sealingMACs(ofEpoch: epoch) else { return nil }
         // After the format and the epoch, a blob is a box's combined form: nonce, ciphertext, tag.
         let combined = blob.dropFirst(5)
@@ -234,7 +237,7 @@ enum SealedVersion {
             return plaintext
         case .aes256GCMSIV:
             // The tag covers the nonce too, but a blob with another nonce is not ours either.
-            guard combined.prefix(12).elementsEqual(gcmSIVNonce) else {
+            guard zeroNonce else {
                 throw EncryptionError.tampered(name: displayName, reason: "the nonce of a format-2 blob is not 12 zero bytes")
             }
             do {

@@ -32,6 +32,8 @@ struct ExchangeBatchFile: Sendable {
 
     /// The file's bytes.
     let data: Data
+    /// A reader of ``data``, whose parts each version's changes are read with (no copy).
+    private let reader: ByteReader
     /// The versions in the order written.
     let order: [Version.ID]
     /// Each version's entry.
@@ -152,8 +154,9 @@ struct ExchangeBatchFile: Sendable {
     init(parsing data: Data) throws(Malformed) {
         self.data = data
         var reader = ByteReader(data)
+        self.reader = reader
         do {
-            guard try Array(reader.readBytes(Self.magic.count)) == Self.magic else {
+            guard try reader.readBytes(Self.magic.count).elementsEqual(Self.magic) else {
                 throw Malformed(reason: "not an exchange batch file (bad magic)")
             }
             let count = try reader.readCount(limit: reader.remainingCount)
@@ -164,11 +167,11 @@ struct ExchangeBatchFile: Sendable {
             entries.reserveCapacity(count)
             for index in 0..<count {
                 let start = reader.offset
-                let recordBytes = try reader.readLengthPrefixed()
-                let version = try Self.decodeRecord(recordBytes, entry: index)
+                var record = try reader.readLengthPrefixedReader()
+                let version = try Self.decodeRecord(&record, entry: index)
                 let changesLength = try reader.readCount(limit: reader.remainingCount)
                 let changesStart = reader.offset
-                _ = try reader.readBytes(changesLength)
+                try reader.skipBytes(changesLength)
                 guard entries[version.id] == nil else {
                     throw Malformed(reason: "version \(version.id) is written twice")
                 }
@@ -213,7 +216,9 @@ struct ExchangeBatchFile: Sendable {
     /// - Throws: ``Malformed`` when the section is malformed.
     private func walkChanges(of id: Version.ID, reserving reserve: (Int) -> Void, making make: ((Value.Change) -> Void)?) throws(Malformed) {
         guard let entry = entries[id] else { throw Malformed(reason: "the batch does not hold version \(id)") }
-        var reader = ByteReader(data[entry.changes])
+        guard var reader = reader.reader(of: entry.changes) else {
+            throw Malformed(reason: "version \(id)'s changes lie outside the batch")
+        }
         do {
             let count = try reader.readCount(limit: reader.remainingCount)
             reserve(count)
@@ -273,17 +278,13 @@ struct ExchangeBatchFile: Sendable {
     }
 
     /// Decodes a version record, checking what the Version JSON form checks.
-    private static func decodeRecord(_ bytes: Data, entry: Int) throws -> Version {
-        var reader = ByteReader(bytes)
+    private static func decodeRecord(_ reader: inout ByteReader, entry: Int) throws -> Version {
         let id = try reader.readIdentifier(Version.ID.self)
         let predecessorCount = try reader.readByte()
         guard predecessorCount <= 2 else { throw Malformed(reason: "version \(id) has \(predecessorCount) predecessors") }
         var predecessorIds: [Version.ID] = []
         for _ in 0..<predecessorCount { predecessorIds.append(try reader.readIdentifier(Version.ID.self)) }
-        let timestampBytes = try reader.readBytes(8)
-        var bits: UInt64 = 0
-        for (shift, byte) in timestampBytes.enumerated() { bits |= UInt64(byte) << (8 * UInt64(shift)) }
-        let timestamp = Double(bitPattern: bits)
+        let timestamp = Double(bitPattern: try reader.readUInt64LittleEndian())
         guard timestamp.isFinite else { throw Malformed(reason: "version \(id) has a non-finite timestamp") }
         var valueDataSize: Int64?
         switch try reader.readByte() {

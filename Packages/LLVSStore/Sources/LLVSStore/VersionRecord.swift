@@ -90,8 +90,7 @@ struct VersionRecord: Sendable {
             if first == id || second == id {
                 throw StoreError.corruptVersionRecord(reason: "version \(id) is its own predecessor")
             }
-            let timestampBytes = try reader.readBytes(8)
-            let bits = timestampBytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+            let bits = try reader.readUInt64LittleEndian()
             guard Double(bitPattern: bits).isFinite else {
                 throw StoreError.corruptVersionRecord(reason: "version \(id) has a timestamp that is not finite")
             }
