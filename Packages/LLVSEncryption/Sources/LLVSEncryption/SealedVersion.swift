@@ -187,7 +187,7 @@ enum SealedVersion {
         let parsed: ExchangeBatch.Parsed
         do {
             let start = plaintext.startIndex + 4
-            parsed = try ExchangeBatch.parse(Data(plaintext[start..<(start + length)]), location: "the sealed version")
+            parsed = try ExchangeBatch.parse(plaintext[start..<(start + length)], location: "the sealed version")
         } catch {
             throw EncryptionError.malformedContents(name: hexName, reason: error.description)
         }

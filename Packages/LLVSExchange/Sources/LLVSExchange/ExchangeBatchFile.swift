@@ -23,16 +23,17 @@ struct ExchangeBatchFile: Sendable {
     struct Entry: Sendable {
         /// The version record.
         var version: Version
-        /// Where its changes section is in ``data``.
+        /// Where its changes section is in the file's bytes.
         var changes: Range<Int>
-        /// Where the whole entry (record and changes, with their lengths) is in ``data``:
+        /// Where the whole entry (record and changes, with their lengths) is in the file's bytes:
         /// a sender compares these bytes with what it would write for the version.
         var bytes: Range<Int>
     }
 
-    /// The file's bytes.
-    let data: Data
-    /// A reader of ``data``, whose parts each version's changes are read with (no copy).
+    /// How many bytes the file has.
+    let byteCount: Int
+    /// A reader of the file's bytes (which holds them), whose parts each version's changes
+    /// are read with: nothing is copied.
     private let reader: ByteReader
     /// The versions in the order written.
     let order: [Version.ID]
@@ -152,7 +153,7 @@ struct ExchangeBatchFile: Sendable {
     /// - Throws: ``Malformed`` for a bad magic, a truncated or malformed entry, an invalid
     ///   version record, a version written twice, or bytes after the last entry.
     init(parsing data: Data) throws(Malformed) {
-        self.data = data
+        self.byteCount = data.count
         var reader = ByteReader(data)
         self.reader = reader
         do {
@@ -207,6 +208,12 @@ struct ExchangeBatchFile: Sendable {
     /// - Throws: ``Malformed`` when its changes section is malformed.
     func checkChanges(of id: Version.ID) throws(Malformed) {
         try walkChanges(of: id, reserving: { _ in }, making: nil)
+    }
+
+    /// Whether the file's bytes at `range` (an entry's ``Entry/bytes``) are `bytes`.
+    func bytes(at range: Range<Int>, equal bytes: [UInt8]) -> Bool {
+        guard var part = reader.reader(of: range), let held = try? part.readBytes(part.remainingCount) else { return false }
+        return held.elementsEqual(bytes)
     }
 
     /// Walks the changes section of version `id`, checking every change, and hands each
@@ -409,7 +416,7 @@ public enum ExchangeBatch {
         public var versions: [Version] { file.order.compactMap { file.entries[$0]?.version } }
 
         /// The bytes of the batch.
-        public var byteCount: Int { file.data.count }
+        public var byteCount: Int { file.byteCount }
 
         /// The changes of version `id`.
         ///

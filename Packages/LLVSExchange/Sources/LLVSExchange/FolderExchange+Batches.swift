@@ -54,13 +54,13 @@ extension FolderExchange {
 
         mutating func insert(_ batch: ExchangeBatchFile, digest: [UInt8]) {
             guard batches[digest] == nil else { return }
-            while !recency.isEmpty, byteCount + batch.data.count > Self.byteBudget {
+            while !recency.isEmpty, byteCount + batch.byteCount > Self.byteBudget {
                 let evicted = recency.removeFirst()
-                byteCount -= batches.removeValue(forKey: evicted)?.data.count ?? 0
+                byteCount -= batches.removeValue(forKey: evicted)?.byteCount ?? 0
             }
             batches[digest] = batch
             recency.append(digest)
-            byteCount += batch.data.count
+            byteCount += batch.byteCount
         }
     }
 
@@ -242,7 +242,7 @@ extension FolderExchange {
                 guard let existing = batch.entries[version.id] else {
                     throw ExchangeError.malformedData(location: folder.location(of: path), reason: "the batch does not hold version \(version.id), which its log record lists")
                 }
-                guard batch.data[existing.bytes].elementsEqual(entry) else {
+                guard batch.bytes(at: existing.bytes, equal: entry) else {
                     throw ExchangeError.conflictingVersion(version.id, location: folder.location(of: path))
                 }
                 continue

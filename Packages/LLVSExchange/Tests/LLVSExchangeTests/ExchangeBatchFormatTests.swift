@@ -319,8 +319,14 @@ import Testing
                 if cut == 0 { bytes.removeSubrange(index...) } else { bytes[index] ^= UInt8(max(1, mask)) }
             }
             let data = Data(bytes)
+            // Parsed from a slice of larger bytes (as a sealed blob's payload is), decoded
+            // from a copy: offsets within the slice are the batch's own.
+            let framing = edits.first.map { $0.0 % 64 } ?? 0
+            let framed = Data(repeating: 0xEE, count: framing) + data + Data(repeating: 0xEE, count: framing)
             let decoded = Result { () throws(ExchangeError) in try ExchangeBatch.decode(data, location: "test") }
-            let parsed = Result { () throws(ExchangeError) in try ExchangeBatch.parse(data, location: "test") }
+            let parsed = Result { () throws(ExchangeError) in
+                try ExchangeBatch.parse(framed[(framed.startIndex + framing)..<(framed.endIndex - framing)], location: "test")
+            }
             switch (decoded, parsed) {
             case (.success(let versionChanges), .success(let batch)):
                 tally.withLock { $0.accepted += 1 }
