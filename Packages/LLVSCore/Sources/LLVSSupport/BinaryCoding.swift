@@ -75,7 +75,7 @@ public struct ByteWriter: Sendable {
     /// Appends what `body` writes after its length as a varint, without writing it twice:
     /// room for a length of `lengthByteCount` bytes goes first and is filled once `body`
     /// returns (the bytes after it move only when the length needs another width). The
-    /// bytes are those of ``appendLengthPrefixed(_:)-(Collection)`` given what `body` writes.
+    /// bytes are those of `appendLengthPrefixed(_:)` given what `body` writes.
     ///
     /// - Complexity: O(what `body` writes) when the length takes `lengthByteCount` bytes.
     public mutating func appendLengthPrefixed(lengthByteCount: Int, _ body: (inout ByteWriter) -> Void) {
