@@ -57,6 +57,12 @@ public struct ByteWriter: Sendable {
     ///
     /// - Complexity: O(the bytes after `offset`).
     public mutating func insertVarint(_ value: UInt64, at offset: Int) {
+        Self.withVarint(value) { bytes.insert(contentsOf: $0, at: min(max(0, offset), bytes.count)) }
+    }
+
+    /// Calls `body` with the bytes ``appendVarint(_:)`` writes for `value`, made on the stack
+    /// (no allocation): for a length that goes somewhere other than the end of a writer.
+    public static func withVarint<R>(_ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var varint: (UInt64, UInt64) = (0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &varint) { buffer in
@@ -69,7 +75,7 @@ public struct ByteWriter: Sendable {
             buffer[count] = UInt8(remaining)
             count += 1
         }
-        withUnsafeBytes(of: &varint) { bytes.insert(contentsOf: $0.prefix(count), at: min(max(0, offset), bytes.count)) }
+        return try withUnsafeBytes(of: &varint) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 
     /// Appends what `body` writes after its length as a varint, without writing it twice:
@@ -85,15 +91,8 @@ public struct ByteWriter: Sendable {
         let start = bytes.count
         body(&self)
         let length = UInt64(bytes.count - start)
-        guard Self.varintByteCount(length) == reserved else {
-            bytes.removeSubrange(lengthStart..<start)
-            insertVarint(length, at: lengthStart)
-            return
-        }
-        var remaining = length
-        for index in lengthStart..<start {
-            bytes[index] = index + 1 < start ? UInt8(truncatingIfNeeded: remaining) | 0x80 : UInt8(remaining)
-            remaining >>= 7
+        Self.withVarint(length) { varint in
+            bytes.replaceSubrange(lengthStart..<start, with: varint)
         }
     }
 

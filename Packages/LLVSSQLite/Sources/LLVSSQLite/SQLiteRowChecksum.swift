@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import LLVSCore
+import LLVSSupport
 
 /// The checksums that every row of a store's database carries (schema `v2`, SPEC.md section
 /// 14): the first 8 bytes of a SHA-256, so a changed byte of an item's address or data, or
@@ -35,19 +36,7 @@ enum SQLiteRowChecksum {
 
     /// Hashes a varint length (SPEC.md section 5) and the bytes.
     private static func updateLengthPrefixed(_ hasher: inout SHA256, _ bytes: UnsafeRawBufferPointer) {
-        var length: (UInt64, UInt64) = (0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &length) { buffer in
-            var remaining = UInt64(bytes.count)
-            while remaining >= 0x80 {
-                buffer[count] = UInt8(truncatingIfNeeded: remaining) | 0x80
-                remaining >>= 7
-                count += 1
-            }
-            buffer[count] = UInt8(remaining)
-            count += 1
-        }
-        withUnsafeBytes(of: &length) { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        ByteWriter.withVarint(UInt64(bytes.count)) { hasher.update(bufferPointer: $0) }
         hasher.update(bufferPointer: bytes)
     }
 
