@@ -57,6 +57,13 @@ public final class EncryptedExchange: RestorationStateKeeping {
         transport.prefersFewBatches ? sendBatchByteCount : min(sendBatchByteCount, Self.firstSealingBatchByteCount)
     }
 
+    /// A retrieve's first batch: at most ``firstSealingBatchByteCount``, so the store starts
+    /// adding after decoding little; each next batch's changes are decoded while the one
+    /// before is added. Through a transport that prefers few batches, as large as the others.
+    public var firstRetrieveBatchByteCount: Int {
+        transport.prefersFewBatches ? maximumBatchByteCount : min(maximumBatchByteCount, Self.firstSealingBatchByteCount)
+    }
+
     /// The most bytes of value data a send's first batch seals (64 KiB): while it is read,
     /// nothing is sealed yet.
     public static let firstSealingBatchByteCount = 65_536

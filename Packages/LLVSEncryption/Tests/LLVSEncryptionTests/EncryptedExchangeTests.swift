@@ -24,8 +24,10 @@ import Testing
     }
 
     /// A send seals batches of at most ``EncryptedExchange/sealingBatchByteCount`` bytes of
-    /// value data (each sealed while the next is read); a retrieve fetches, opens and adds
-    /// batches as large as the transport takes.
+    /// value data (each sealed while the next is read); a retrieve fetches and opens batches
+    /// as large as the transport takes, and adds batches growing from
+    /// ``EncryptedExchange/firstSealingBatchByteCount`` to them (each decoded while the one
+    /// before is added).
     @Test func sendsSealSmallBatchesAndRetrievesTakeTheTransportsBatches() async throws {
         let sender = try makeStore(), receiver = try makeStore()
         var tip: Version.ID?
@@ -38,14 +40,19 @@ import Testing
         let exchange = EncryptedExchange(sealing: carriers, keys: keys)
         #expect(exchange.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
         #expect(exchange.firstSendBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
+        #expect(exchange.firstRetrieveBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
         #expect(exchange.maximumBatchByteCount == carriers.maximumBatchByteCount)
         #expect(try await exchange.send().count == 12)
         // Each version counts 100 kB and 2 KiB: one in each of the first three batches (64,
         // 128 and 256 KiB); the last four shrink from 512 KiB (five) to 64 KiB (one).
         #expect(carriers.sentBatches.map(\.count) == [1, 1, 1, 5, 2, 1, 1])
         let fetching = FaultyExchange(MemoryExchange(space: space, store: receiver))
-        #expect(try await EncryptedExchange(sealing: fetching, keys: keys).retrieve().count == 12)
+        let adding = FaultyExchange(EncryptedExchange(sealing: fetching, keys: keys))
+        #expect(try await adding.retrieve().count == 12)
         #expect(fetching.callCount("retrieveValueChanges") == 1, "1.2 MB of blobs fit one batch of 5 MB")
+        // 100 kB versions: one each within 64 and 128 KiB, two within 256, five within 512,
+        // then the three left within 1 MiB.
+        #expect(adding.retrievedBatches.map(\.count) == [1, 1, 2, 5, 3])
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
     }
 

@@ -9,8 +9,10 @@ extension Exchange {
     /// The listing continues from the remembered cursor. Versions are added in an order
     /// where every predecessor comes first, whatever order the other side lists them in;
     /// their changes are fetched in batches of at most ``maximumBatchByteCount`` bytes of
-    /// value data, each batch's while the one before is added, and each batch is added with
-    /// one `Store.addVersions` call (one durable write on the file backend). The cursor is remembered only once everything listed has been added, so
+    /// value data (growing from ``firstRetrieveBatchByteCount``), each batch's while the one
+    /// before is added, and each batch is added with one `Store.addVersions` call (one
+    /// durable write on the file backend). The cursor is remembered only once everything
+    /// listed has been added, so
     /// an interrupted retrieve is simply completed by the next one (versions added already
     /// are skipped).
     ///
@@ -36,7 +38,8 @@ extension Exchange {
                                       completedByteCount: 0, totalByteCount: Self.estimatedBytes(plan.ordered))
         progress?(report)
         var added: [Version.ID] = []
-        let batches = Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, bytes: Self.estimatedBytes)
+        let batches = Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, growingFrom: firstRetrieveBatchByteCount,
+                                   bytes: Self.estimatedBytes)
         // A pipeline of two: while batch k is added to the store, the changes of batch k + 1
         // are fetched (read, downloaded, opened). Batches are still added one at a time, in
         // order, and a failed fetch stops the retrieve after the batch before it is added.

@@ -61,6 +61,14 @@ public protocol Exchange: AnyObject, Sendable {
     /// By default, ``sendBatchByteCount`` (every batch alike).
     var firstSendBatchByteCount: Int { get }
 
+    /// The most bytes of value data the first batch of ``retrieve(progress:)`` carries; each
+    /// next batch may carry twice the one before, up to ``maximumBatchByteCount``. A retrieve
+    /// fetches a batch's changes while it adds the batch before, so an exchange that works on
+    /// the changes it hands out (an encrypted exchange decodes them from the blobs it opened)
+    /// starts with a small batch: the store starts adding after little of that work, and the
+    /// rest is done while it adds. By default, ``maximumBatchByteCount`` (every batch alike).
+    var firstRetrieveBatchByteCount: Int { get }
+
     /// The bytes each version counts for in ``send(upTo:progress:)``'s batches beside its
     /// value data: what preparing a version costs beside its data (its record, its framing),
     /// so that a batch of many small versions is not more work than the batch before. By
@@ -166,6 +174,9 @@ extension Exchange {
 
     /// ``sendBatchByteCount``: batches alike.
     public var firstSendBatchByteCount: Int { sendBatchByteCount }
+
+    /// ``maximumBatchByteCount``: batches alike.
+    public var firstRetrieveBatchByteCount: Int { maximumBatchByteCount }
 
     /// 0: a version counts for its value data only.
     public var sendBatchBytesPerVersion: Int { 0 }

@@ -460,13 +460,17 @@ public final class FaultyExchange: ForwardingExchange {
     public let sendBatchByteCount: Int
     /// See `Exchange.firstSendBatchByteCount`: `inner`'s, unless batch sizes are given.
     public let firstSendBatchByteCount: Int
+    /// See `Exchange.firstRetrieveBatchByteCount`: `inner`'s, unless a size is given.
+    public let firstRetrieveBatchByteCount: Int
     private let calls = Locked([String: Int]())
     private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))
+    private let retrieves = Locked([[Version.ID]]())
 
     /// Stands in front of `inner`, with `inner`'s batch sizes unless given (a maximum given
-    /// alone is the send batch size too, and a send batch size the first one's).
+    /// alone is the send batch size too, and a send batch size the first one's; a first
+    /// retrieve batch size not given is `inner`'s).
     public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil,
-                sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil) {
+                sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil, firstRetrieveBatchByteCount: Int? = nil) {
         self.inner = inner
         self.reverseListing = reverseListing
         self.failingCall = failingCall
@@ -474,6 +478,7 @@ public final class FaultyExchange: ForwardingExchange {
         self.sendBatchByteCount = sendBatchByteCount ?? maximumBatchByteCount ?? inner.sendBatchByteCount
         self.firstSendBatchByteCount = firstSendBatchByteCount
             ?? (sendBatchByteCount == nil && maximumBatchByteCount == nil ? inner.firstSendBatchByteCount : self.sendBatchByteCount)
+        self.firstRetrieveBatchByteCount = firstRetrieveBatchByteCount ?? inner.firstRetrieveBatchByteCount
     }
 
     /// How many times the part `name` was called.
@@ -484,6 +489,9 @@ public final class FaultyExchange: ForwardingExchange {
 
     /// The identifiers of each batch sent, in the order their sends began.
     public var sentBatches: [[Version.ID]] { sends.withLock { $0.batches } }
+
+    /// The identifiers of each batch whose changes were retrieved, in the order asked.
+    public var retrievedBatches: [[Version.ID]] { retrieves.withLock { $0 } }
 
     private func count(_ name: String) throws {
         let number = calls.withLock { calls in
@@ -536,6 +544,7 @@ public final class FaultyExchange: ForwardingExchange {
     /// - Throws: The inner exchange's error, or ``InjectedFault``.
     public func retrieveValueChanges(forVersionsIdentifiedBy versionIds: [Version.ID]) async throws -> [Version.ID: [Value.Change]] {
         try count("retrieveValueChanges")
+        retrieves.withLock { $0.append(versionIds) }
         return try await inner.retrieveValueChanges(forVersionsIdentifiedBy: versionIds)
     }
 

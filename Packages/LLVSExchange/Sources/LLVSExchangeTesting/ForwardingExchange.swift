@@ -40,6 +40,9 @@ extension ForwardingExchange {
     /// The inner exchange's first send batch size.
     public var firstSendBatchByteCount: Int { inner.firstSendBatchByteCount }
 
+    /// The inner exchange's first retrieve batch size.
+    public var firstRetrieveBatchByteCount: Int { inner.firstRetrieveBatchByteCount }
+
     /// The inner exchange's weight of a version in send batches.
     public var sendBatchBytesPerVersion: Int { inner.sendBatchBytesPerVersion }
 

@@ -139,6 +139,27 @@ import Testing
         #expect(held.sentBatches.map(\.count) == Array(repeating: 2, count: 10))
     }
 
+    /// A retrieve's batches grow from the first retrieve batch size, doubling, to the
+    /// maximum; every version is added once, each after its predecessor. By default a
+    /// retrieve's batches are alike.
+    @Test func retrieveBatchesGrowFromTheFirstBatchSize() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try chainOfHundredByteVersions(20), (_, b) = try memoryStore()
+        let sent = try await MemoryExchange(space: space, store: a).send()
+        #expect(MemoryExchange(space: space, store: b).firstRetrieveBatchByteCount == MemoryExchange(space: space, store: b).maximumBatchByteCount)
+        let receiver = FaultyExchange(MemoryExchange(space: space, store: b), maximumBatchByteCount: 800, firstRetrieveBatchByteCount: 100)
+        let added = try await receiver.retrieve()
+        // 100, 200 and 400 bytes of 100-byte versions, then the 13 left in two runs within 800.
+        #expect(receiver.retrievedBatches.map(\.count) == [1, 2, 4, 7, 6])
+        #expect(Array(receiver.retrievedBatches.joined()) == added)
+        #expect(Set(added) == Set(sent) && added.count == 20)
+        // Without a first size, batches of up to 800 bytes from the start.
+        let (_, c) = try memoryStore()
+        let alike = FaultyExchange(MemoryExchange(space: space, store: c), maximumBatchByteCount: 800)
+        #expect(try await alike.retrieve().count == 20)
+        #expect(alike.retrievedBatches.map(\.count) == [7, 7, 6])
+    }
+
     /// A send prepares each batch while the one before it is being sent: here the sending of
     /// a batch waits until the next batch is prepared, which a send preparing only after
     /// sending never does (the wait times out, and the order of events differs).

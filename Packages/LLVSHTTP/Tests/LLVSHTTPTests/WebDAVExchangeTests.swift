@@ -100,11 +100,13 @@ struct WebDAVExchangeTests {
         #expect(sealed.prefersFewBatches)
         #expect(sealed.sendBatchByteCount == webDAV.maximumBatchByteCount)
         #expect(sealed.firstSendBatchByteCount == webDAV.maximumBatchByteCount)
+        #expect(sealed.firstRetrieveBatchByteCount == webDAV.maximumBatchByteCount)
         let memory = MemoryExchange(space: MemoryExchangeSpace(), store: store)
         #expect(!memory.prefersFewBatches)
         let local = EncryptedExchange(sealing: memory, keys: keys)
         #expect(local.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
         #expect(local.firstSendBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
+        #expect(local.firstRetrieveBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
     }
 
     /// A folder URL with a query or trailing slashes is cleaned; other schemes are refused.
