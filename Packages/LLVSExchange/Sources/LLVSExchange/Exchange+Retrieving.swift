@@ -12,9 +12,8 @@ extension Exchange {
     /// value data (growing from ``firstRetrieveBatchByteCount``), each batch's while the one
     /// before is added, and each batch is added with one `Store.addVersions` call (one
     /// durable write on the file backend). The cursor is remembered only once everything
-    /// listed has been added, so
-    /// an interrupted retrieve is simply completed by the next one (versions added already
-    /// are skipped).
+    /// listed has been added, so an interrupted retrieve is simply completed by the next one
+    /// (versions added already are skipped).
     ///
     /// - Parameter progress: Called after each batch (and once before the first).
     /// - Returns: The identifiers of the versions added, predecessors first.
