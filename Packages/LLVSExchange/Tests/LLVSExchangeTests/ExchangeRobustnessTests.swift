@@ -139,6 +139,10 @@ import Testing
     /// batch's fetch begins before the first batch's progress report returns (the report
     /// waits for it, for up to 30 s; a retrieve that fetched only after adding would make it
     /// wait the whole time). Batches are still added one at a time, in order.
+    ///
+    /// The retrieve runs on threads of its own: the report blocks the thread it runs on, and
+    /// in the cooperative pool of two cores, beside hundreds of other tests, the fetch it
+    /// waits for could stay queued past the timeout.
     @Test func theNextBatchIsFetchedWhileABatchIsAdded() async throws {
         let shared = try makeSharedDirectory()
         let source = try storeWithHistory(4)
@@ -147,12 +151,19 @@ import Testing
         let exchange = SignallingExchange(FileSystemExchange(rootDirectoryURL: shared.url, store: target.store))
         let waits = Locked<[DispatchTimeoutResult]>([])
         let reports = Locked<[Int]>([])
-        let added = try await exchange.retrieve { report in
-            reports.withLock { $0.append(report.completedVersionCount) }
-            guard report.completedVersionCount == 1 else { return }
-            let result = exchange.secondFetchBegan.wait(timeout: .now() + 30)
-            waits.withLock { $0.append(result) }
+        let reportThreads = Locked<[Bool]>([])
+        let executor = DedicatedThreadsExecutor(threadCount: 3)
+        defer { executor.shutDown() }
+        let added = try await withTaskExecutorPreference(executor) {
+            try await exchange.retrieve { report in
+                reports.withLock { $0.append(report.completedVersionCount) }
+                guard report.completedVersionCount == 1 else { return }
+                reportThreads.withLock { $0.append(executor.ownsCurrentThread) }
+                let result = exchange.secondFetchBegan.wait(timeout: .now() + 30)
+                waits.withLock { $0.append(result) }
+            }
         }
+        #expect(reportThreads.withLock { $0 } == [true], "the report ran on the executor's threads")
         #expect(waits.withLock { $0 } == [.success], "the second fetch began while the first batch was being added")
         #expect(reports.withLock { $0 } == Array(0...source.versionIds.count))
         #expect(added.count == source.versionIds.count)

@@ -77,3 +77,58 @@ func fileListing(_ directory: URL) -> [String: Int] {
     return result
 }
 
+
+/// A task executor with threads of its own. A test that blocks one of its threads (a progress
+/// report waiting on a semaphore) leaves the others free for the work it waits for, however
+/// busy the cooperative pool is with the tests running beside it; on two cores, a blocked
+/// cooperative thread can leave that work queued for longer than any timeout.
+final class DedicatedThreadsExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var isShutDown = false
+    private let identifier = UUID().uuidString
+    private static let threadKey = "DedicatedThreadsExecutor"
+
+    /// Starts `threadCount` threads that run the jobs enqueued, in order of arrival.
+    init(threadCount: Int) {
+        for _ in 0..<threadCount {
+            Thread { [self] in runJobs() }.start()
+        }
+    }
+
+    /// Whether the calling thread is one of this executor's.
+    var ownsCurrentThread: Bool {
+        Thread.current.threadDictionary[Self.threadKey] as? String == identifier
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Lets the threads end once the jobs enqueued are run.
+    func shutDown() {
+        condition.lock()
+        isShutDown = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func runJobs() {
+        Thread.current.threadDictionary[Self.threadKey] = identifier
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !isShutDown { condition.wait() }
+            guard !jobs.isEmpty else {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
