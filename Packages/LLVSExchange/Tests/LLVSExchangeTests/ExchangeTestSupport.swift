@@ -77,7 +77,6 @@ func fileListing(_ directory: URL) -> [String: Int] {
     return result
 }
 
-
 /// A task executor with threads of its own. A test that blocks one of its threads (a progress
 /// report waiting on a semaphore) leaves the others free for the work it waits for, however
 /// busy the cooperative pool is with the tests running beside it; on two cores, a blocked
