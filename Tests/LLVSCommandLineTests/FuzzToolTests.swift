@@ -34,13 +34,15 @@ import Testing
     }
 
     /// `--help` states the defaults runs really use: each default a run prints for its
-    /// shape (plain, `--deep` and `--models`) is the one the help gives.
+    /// shape (plain, `--deep` and `--models`) is the one the help gives. Each run is stopped
+    /// once it has printed its shape (its first line): a deep case takes minutes of CPU.
     @Test func theHelpStatesTheRealDefaults() throws {
         let fuzz = try ToolRunner("llvs-fuzz")
         let help = try fuzz.succeed(["--help"]).text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         func shape(_ arguments: [String]) throws -> [Int] {
             let output = try ScratchDirectory()
-            let text = try fuzz.succeed(arguments + ["--seed", "7", "--cases", "1", "--backend", "memory", "--output", output.url.path]).text
+            let text = try fuzz.firstLine(containing: "shape: up to",
+                                          arguments + ["--seed", "7", "--cases", "1", "--backend", "memory", "--output", output.url.path])
             let line = try #require(text.split(separator: "\n").first { $0.contains("shape: up to") })
             return line[line.range(of: "shape: up to")!.upperBound...].split { !$0.isNumber }.compactMap { Int($0) }
         }

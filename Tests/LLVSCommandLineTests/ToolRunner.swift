@@ -64,6 +64,36 @@ struct ToolRunner {
                       stderr: String(decoding: try Data(contentsOf: stderrURL), as: UTF8.self))
     }
 
+    /// Runs the tool with `arguments` until its standard output has a whole line containing
+    /// `needle`, then stops it; returns the output so far. Throws when the tool exits, or 60 s
+    /// pass, before such a line.
+    func firstLine(containing needle: String, _ arguments: [String]) throws -> String {
+        let process = makeProcess(arguments)
+        let outputs = try ScratchDirectory()
+        let stdoutURL = outputs.url.appendingPathComponent("stdout")
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            let running = process.isRunning  // before reading, so the last output is read after an exit
+            let text = String(decoding: try Data(contentsOf: stdoutURL), as: UTF8.self)
+            if text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains(where: { $0.contains(needle) }) {
+                return text
+            }
+            guard running, Date() < deadline else {
+                throw ToolRunnerError.noSuchLine(needle: needle, output: text)
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
     /// A process for the tool with `arguments`, in the test's environment without the
     /// variables that would change what the tool does, plus ``environment``.
     func makeProcess(_ arguments: [String]) -> Process {
@@ -100,4 +130,16 @@ final class ScratchDirectory {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Why ``ToolRunner/firstLine(containing:_:)`` found no line.
+enum ToolRunnerError: Error, CustomStringConvertible {
+    /// The tool exited, or the time ran out, before a line containing `needle`.
+    case noSuchLine(needle: String, output: String)
+
+    var description: String {
+        switch self {
+        case let .noSuchLine(needle, output): "no line containing \"\(needle)\" in the tool's output: \(output)"
+        }
+    }
 }
