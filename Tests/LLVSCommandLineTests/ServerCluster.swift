@@ -140,6 +140,14 @@ final class ServerCluster: @unchecked Sendable {
         }
     }
 
+    /// What each running instance has logged (at warning level and above) so far, for a
+    /// failing test's message.
+    var logs: String {
+        instances.enumerated().map { index, instance in
+            "instance \(index) (port \(ports[index])): " + (instance.map { $0.stderr.isEmpty ? "nothing logged" : $0.stderr } ?? "not running")
+        }.joined(separator: "\n")
+    }
+
     /// Sends `signal` to instance `index` and waits up to `timeout` for it to end: its exit
     /// status (a signal's number for a killed one), or nil when it still runs. An ended
     /// instance is gone until ``start(_:)``.
@@ -192,6 +200,7 @@ final class EventWatcher: Sendable {
     private final class Record: Sendable {
         let seen = Mutex<[(sequence: Int64, at: ContinuousClock.Instant)]>([])
         let answers = Mutex<Int>(0)
+        let lastFailure = Mutex<String?>(nil)
     }
     private let record = Record()
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -209,6 +218,7 @@ final class EventWatcher: Sendable {
                 do {
                     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(40))
                     let body = try await response.body.collect(upTo: 1 << 16)
+                    if response.status != .ok { record.lastFailure.withLock { $0 = "status \(response.status.code)" } }
                     guard response.status == .ok,
                           let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
                           let next = object["cursor"] as? String else {
@@ -223,6 +233,7 @@ final class EventWatcher: Sendable {
                     }
                 } catch {
                     // The instance is restarting or the request was cancelled: poll again.
+                    record.lastFailure.withLock { $0 = "\(error)" }
                     try? await Task.sleep(for: .milliseconds(100))
                 }
             }
@@ -237,6 +248,9 @@ final class EventWatcher: Sendable {
 
     /// The polls answered so far.
     var answerCount: Int { record.answers.withLock { $0 } }
+
+    /// How the last failed poll failed, if one did.
+    var lastFailure: String? { record.lastFailure.withLock { $0 } }
 
     /// The highest sequence seen so far.
     var latest: Int64 { record.seen.withLock { $0.last?.sequence ?? 0 } }

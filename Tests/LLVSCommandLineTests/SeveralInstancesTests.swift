@@ -119,13 +119,15 @@ struct SeveralInstancesTests {
             acknowledged[Int64(index + 1)] = try await pusher.pushNext(index, through: cluster.balancerBase, to: store)
             try await Task.sleep(for: .milliseconds(50))
         }
-        for watcher in watchers { #expect(await watcher.waitUntilSeen(41, timeout: .seconds(20)), "\(watcher.url)") }
+        for watcher in watchers {
+            #expect(await watcher.waitUntilSeen(41, timeout: .seconds(20)), "\(watcher.url) saw up to \(watcher.latest) after \(watcher.answerCount) answers, last failure: \(watcher.lastFailure ?? "none")")
+        }
         killing.cancel()
         let killed = await killing.value
         #expect(killed >= 3, "the listening connections were killed \(killed) times")
 
         let delays = Self.wakeDelays(acknowledged, watchers)
-        #expect(!delays.contains(nil), "every client on every instance sees every push")
+        #expect(!delays.contains(nil), "every client on every instance sees every push; the instances logged:\n\(cluster.logs)")
         let woken = delays.compactMap { $0 }
         #expect(woken.allSatisfy { $0 <= .milliseconds(2_500) }, "no wake later than the 1-s storage poll allows: \(Self.summary(woken))")
         print("SeveralInstancesTests listening connections killed \(killed) times during 40 pushes (\(ContinuousClock.now - pushing)): "

@@ -13,6 +13,12 @@ import LLVSSyncStorage
 /// the feed polls (``SyncChangeFeed/pollsStorage``), every poll interval for all the stores
 /// waited on at once (``pollWaitedStores()``: one storage query for all of them where the
 /// storage can). A store nobody has waited on for ``retention`` costs nothing.
+///
+/// Every storage read the hub makes is bounded by ``storageTimeLimit``: a read that never
+/// answers (a database connection lost in a way its driver never reports) fails the polls
+/// that joined it with `SyncStorageError.unavailable(_:)` (clients retry), and the next
+/// poll reads anew, instead of holding every poll of the store, or the storage poll itself,
+/// for ever.
 final class LongPollHub: Sendable {
     /// What a long poll watches: a store's versions, or a blind store's blobs.
     struct Key: Hashable, Sendable {
@@ -51,11 +57,15 @@ final class LongPollHub: Sendable {
     private let counter = Locked(0)
     /// How long a store nobody waits on any more is remembered (and polled with the others).
     let retention: Duration
+    /// How long one storage read may take before it counts as failed.
+    let storageTimeLimit: Duration
 
-    /// A hub over `storage`, remembering a store for `retention` after its last poll ended.
-    init(storage: any SyncStorage, retention: Duration = .seconds(30)) {
+    /// A hub over `storage`, remembering a store for `retention` after its last poll ended,
+    /// giving each storage read up to `storageTimeLimit`.
+    init(storage: any SyncStorage, retention: Duration = .seconds(30), storageTimeLimit: Duration = .seconds(10)) {
         self.storage = storage
         self.retention = retention
+        self.storageTimeLimit = storageTimeLimit
     }
 
     /// How many storage reads the hub has made (for tests and metrics).
@@ -105,11 +115,14 @@ final class LongPollHub: Sendable {
 
     private func read(_ key: Key) async throws -> SyncCursor {
         counter.withLock { $0 += 1 }
-        switch key.kind {
-        case .versions: return try await storage.latestCursor(in: key.store)
-        case .blobs:
-            guard let blobs = storage as? any BlobSyncStorage else { return SyncListing.emptyStoreCursor }
-            return try await blobs.latestBlobCursor(in: key.store)
+        let storage = self.storage
+        return try await withTimeLimit(storageTimeLimit, "reading the latest cursor of \(key.store)") {
+            switch key.kind {
+            case .versions: return try await storage.latestCursor(in: key.store)
+            case .blobs:
+                guard let blobs = storage as? any BlobSyncStorage else { return SyncListing.emptyStoreCursor }
+                return try await blobs.latestBlobCursor(in: key.store)
+            }
         }
     }
 
@@ -180,15 +193,22 @@ final class LongPollHub: Sendable {
         }
         guard !keys.isEmpty else { return }
         var fresh: [Key: SyncCursor] = [:]
+        let storage = self.storage
         let versionStores = keys.filter { $0.kind == .versions }.map(\.store)
         if !versionStores.isEmpty {
             counter.withLock { $0 += 1 }
-            for (store, cursor) in try await storage.latestCursors(in: versionStores) { fresh[Key(store: store, kind: .versions)] = cursor }
+            let cursors = try await withTimeLimit(storageTimeLimit, "polling the cursors of \(versionStores.count) waited stores") {
+                try await storage.latestCursors(in: versionStores)
+            }
+            for (store, cursor) in cursors { fresh[Key(store: store, kind: .versions)] = cursor }
         }
         let blobStores = keys.filter { $0.kind == .blobs }.map(\.store)
         if !blobStores.isEmpty, let blobs = storage as? any BlobSyncStorage {
             counter.withLock { $0 += 1 }
-            for (store, cursor) in try await blobs.latestBlobCursors(in: blobStores) { fresh[Key(store: store, kind: .blobs)] = cursor }
+            let cursors = try await withTimeLimit(storageTimeLimit, "polling the cursors of \(blobStores.count) waited blind stores") {
+                try await blobs.latestBlobCursors(in: blobStores)
+            }
+            for (store, cursor) in cursors { fresh[Key(store: store, kind: .blobs)] = cursor }
         }
         // A store whose cursor is unknown (a change came during a read) is woken too.
         let moved = watches.withLock { table in
@@ -224,5 +244,43 @@ final class LongPollHub: Sendable {
             }
             await group.waitForAll()
         }
+    }
+}
+
+/// The result of `operation`, or `SyncStorageError.unavailable(_:)` naming `what` once `limit`
+/// has passed without one. The operation is then cancelled and left to end on its own: one
+/// that never returns (a continuation its driver never resumes) holds up no caller.
+///
+/// - Throws: What `operation` throws; `SyncStorageError.unavailable(_:)` past `limit`;
+///   `CancellationError` when the calling task is cancelled first.
+func withTimeLimit<T: Sendable>(_ limit: Duration, _ what: String,
+                                _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    let pending = Locked<CheckedContinuation<T, any Error>?>(nil)
+    let tasks = Locked<[Task<Void, Never>]>([])
+    /// Resumes the caller with the first outcome; later ones are dropped.
+    @Sendable func finish(_ outcome: Result<T, any Error>) {
+        guard let continuation = pending.withLock({ current -> CheckedContinuation<T, any Error>? in
+            defer { current = nil }
+            return current
+        }) else { return }
+        tasks.withLock { $0 }.forEach { $0.cancel() }
+        continuation.resume(with: outcome)
+    }
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.withLock { $0 = continuation }
+            let work = Task {
+                do { finish(.success(try await operation())) } catch { finish(.failure(error)) }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                finish(.failure(SyncStorageError.unavailable("\(what): no answer from the storage within \(limit)")))
+            }
+            tasks.withLock { $0 = [work, timer] }
+            // An outcome that came before the tasks were recorded cancels them now.
+            if pending.withLock({ $0 == nil }) { work.cancel(); timer.cancel() }
+        }
+    } onCancel: {
+        finish(.failure(CancellationError()))
     }
 }

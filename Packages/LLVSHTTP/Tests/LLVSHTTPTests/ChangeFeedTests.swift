@@ -1,5 +1,6 @@
 import Foundation
 import LLVSCore
+import LLVSExchange
 @testable import LLVSSyncPostgres
 import LLVSSyncProtocol
 import LLVSSupport
@@ -238,6 +239,96 @@ extension LongPollHubTests {
             _ = try await hub.latest(key)
             #expect(hub.readCount - reads == rereads, "retention \(retention)")
         }
+    }
+}
+
+/// A storage whose next `hangs` cursor reads never answer, not even to cancellation (a
+/// driver that lost a connection without telling), and which reads `base` otherwise.
+final class HangingCursorStorage: SyncStorage {
+    let base: any SyncStorage
+    let hangs: Locked<Int>
+    let kind = "hanging"
+
+    init(_ base: any SyncStorage, hangs: Int) {
+        self.base = base
+        self.hangs = Locked(hangs)
+    }
+
+    /// Never returns when a hang is due.
+    func hangIfDue() async {
+        guard hangs.withLock({ count -> Bool in defer { count -= 1 }; return count > 0 }) else { return }
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+    }
+
+    func latestCursor(in store: SyncStoreName) async throws -> SyncCursor {
+        await hangIfDue()
+        return try await base.latestCursor(in: store)
+    }
+    func latestCursors(in stores: [SyncStoreName]) async throws -> [SyncStoreName: SyncCursor] {
+        await hangIfDue()
+        return try await base.latestCursors(in: stores)
+    }
+    func checkHealth() async throws { try await base.checkHealth() }
+    func listVersions(in store: SyncStoreName, after cursor: SyncCursor?, limit: Int) async throws -> SyncListingPage {
+        try await base.listVersions(in: store, after: cursor, limit: limit)
+    }
+    func versionRecords(in store: SyncStoreName, identifiedBy ids: [Version.ID]) async throws -> [Data] {
+        try await base.versionRecords(in: store, identifiedBy: ids)
+    }
+    func valueChanges(in store: SyncStoreName, identifiedBy ids: [Version.ID]) async throws -> [(Version.ID, Data)] {
+        try await base.valueChanges(in: store, identifiedBy: ids)
+    }
+    func push(_ versions: [StoredVersion], to store: SyncStoreName) async throws -> SyncPushOutcome {
+        try await base.push(versions, to: store)
+    }
+    func snapshotManifest(in store: SyncStoreName) async throws -> Data? { try await base.snapshotManifest(in: store) }
+    func storeSnapshotChunk(_ data: Data, index: Int, snapshotId: String, in store: SyncStoreName) async throws {
+        try await base.storeSnapshotChunk(data, index: index, snapshotId: snapshotId, in: store)
+    }
+    func snapshotChunk(index: Int, snapshotId: String, in store: SyncStoreName) async throws -> Data? {
+        try await base.snapshotChunk(index: index, snapshotId: snapshotId, in: store)
+    }
+    func publishSnapshot(_ manifest: SnapshotManifest, in store: SyncStoreName) async throws {
+        try await base.publishSnapshot(manifest, in: store)
+    }
+}
+
+extension LongPollHubTests {
+    /// A storage read that never answers fails the polls that joined it once the hub's time
+    /// limit has passed, and the next poll reads anew and finds the push; the storage poll is
+    /// bounded the same way, so a hung poll does not stop the ones after it.
+    @Test(.timeLimit(.minutes(1))) func aStorageReadThatNeverAnswersHoldsUpNoPollPastTheTimeLimit() async throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-hub-hang")
+        let base = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
+        let storage = HangingCursorStorage(base, hangs: 1)
+        let hub = LongPollHub(storage: storage, retention: .seconds(30), storageTimeLimit: .milliseconds(300))
+        let store = uniqueStoreName("hub-hang")
+        let key = LongPollHub.Key(store: store, kind: .versions)
+        let started = ContinuousClock.now
+        let joined = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    do { _ = try await hub.latest(key); return false } catch let error as SyncStorageError {
+                        if case .unavailable(let reason) = error { return reason.contains("within") }
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(joined == 5, "every poll that joined the hung read failed with the time limit")
+        #expect(ContinuousClock.now - started < .seconds(5))
+
+        _ = try await base.push([storedVersion("hub-hang-a")], to: store)
+        let (cursor, generation) = try await hub.latest(key)
+        #expect(cursor.sequence == 1, "the next poll reads anew: \(cursor)")
+
+        storage.hangs.withLock { $0 = 1 }
+        await hub.wait(for: key, after: generation, upTo: .milliseconds(10))
+        await #expect(throws: SyncStorageError.self) { try await hub.pollWaitedStores() }
+        _ = try await base.push([storedVersion("hub-hang-b")], to: store)
+        try await hub.pollWaitedStores()
+        #expect(try await hub.latest(key).cursor.sequence == 2, "the poll after the hung one finds the push")
     }
 }
 
