@@ -39,7 +39,8 @@ import Testing
         #expect(manifest.chunkCount > 2)
         let chunks = blobs.names.filter { $0.hasPrefix("snapshot-") && $0.utf8.count > 25 }
         #expect(chunks.count == manifest.chunkCount)
-        #expect(Set(chunks.compactMap { blobs[$0]?.count }).count == 1, "every chunk has one size")
+        let sizes: Set<Int> = Set(chunks.compactMap { (name: String) -> Int? in blobs[name]?.count })
+        #expect(sizes.count == 1, "every chunk has one size")
 
         let needles = try LeakCheck.needles(of: versions, in: sender)
         let everything = blobs.names.compactMap { blobs[$0] }.reduce(Data(), +)

@@ -133,7 +133,9 @@ import Testing
 
     @Test func theWordListIsTheConformanceFilesAndTheVectorsAreWrittenOnRequest() throws {
         let listed = try String(contentsOf: ConformanceVectors.directory.appendingPathComponent("formats/bip39-english.txt"), encoding: .utf8)
-        #expect(listed.split(separator: "\n").map(String.init) == RecoveryPhrase.wordList.map(String.init))
+        let listedWords: [String] = listed.split(separator: "\n").map { String($0) }
+        let words: [String] = RecoveryPhrase.wordList.map { String($0) }
+        #expect(listedWords == words)
         if ProcessInfo.processInfo.environment["LLVS_WRITE_VECTORS"] == "1" {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

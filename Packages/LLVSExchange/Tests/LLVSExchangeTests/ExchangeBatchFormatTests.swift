@@ -210,8 +210,7 @@ import Testing
         let target = try Replica("hostile-target")
         let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: target.store)
         let listed = try await exchange.retrieveAllVersionIdentifiers()
-        #expect(listed.map { Array($0.rawValue.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
-            == hostile.map { Array(("v" + $0).utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(sortedBytes(listed.map(\.rawValue)) == sortedBytes(hostile.map { "v" + $0 }))
         try await exchange.retrieve()
         #expect(target.versionIds == source.versionIds)
         for id in source.versionIds {
@@ -290,8 +289,7 @@ import Testing
                 let read = try #require(versions.first { $0.id.rawValue.utf8.elementsEqual(version.id.rawValue.utf8) })
                 #expect(read.hasSameRecord(as: version))
                 #expect(read.timestamp.bitPattern == version.timestamp.bitPattern)
-                #expect(read.metadata.keys.map { Array($0.rawValue.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
-                    == version.metadata.keys.map { Array($0.rawValue.utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
+                #expect(sortedBytes(read.metadata.keys.map(\.rawValue)) == sortedBytes(version.metadata.keys.map(\.rawValue)))
                 #expect(changes[version.id] == valueChanges)
             }
             // Sending the same batch again is a no-op.
@@ -346,4 +344,10 @@ import Testing
         print("batch parsing: \(result.accepted) edited batches accepted by both, \(result.refused) refused by both")
         #expect(result.refused > 0)
     }
+}
+
+/// The UTF-8 bytes of `strings`, sorted byte-wise (the order a hostile identifier keeps
+/// whatever its Unicode).
+func sortedBytes(_ strings: [String]) -> [[UInt8]] {
+    strings.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
 }

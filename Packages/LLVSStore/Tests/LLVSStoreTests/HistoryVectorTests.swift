@@ -17,27 +17,30 @@ import Testing
 @Suite struct HistoryVectorTests {
     static let historyCount = 200
 
-    /// With `LLVS_HISTORY_OUTPUT=PATH` (and `LLVS_HISTORY_COUNT=N`, seeds 0 to N−1), writes
-    /// that many histories to PATH instead, for a port to replay more than the committed 200.
+    /// With `LLVS_HISTORY_OUTPUT=PATH` (and `LLVS_HISTORY_COUNT=N`, seeds 0 to N−1), also
+    /// writes that many histories to PATH, for a port to replay more than the committed 200
+    /// (Scripts/test has the main test run write 1,000 for Scripts/check-port).
     @Test func theCommittedHistoriesAreTheOnesTheStoreMakes() throws {
         let environment = ProcessInfo.processInfo.environment
-        let count = environment["LLVS_HISTORY_COUNT"].flatMap { Int($0) } ?? Self.historyCount
+        let count = max(0, environment["LLVS_HISTORY_COUNT"].flatMap { Int($0) } ?? Self.historyCount)
         var lines: [String] = []
-        for seed in 0..<UInt64(max(0, count)) {
+        for seed in 0..<UInt64(max(count, Self.historyCount)) {
             lines.append(try Self.history(seed: seed))
         }
-        let file = "{\"format\":\"llvs-conformance-histories\",\"formatVersion\":1,\"histories\":[\n" + lines.joined(separator: ",\n") + "\n]}\n"
-        if let output = environment["LLVS_HISTORY_OUTPUT"] {
-            try Data(file.utf8).write(to: URL(fileURLWithPath: output))
-            return
+        func file(_ lines: ArraySlice<String>) -> String {
+            "{\"format\":\"llvs-conformance-histories\",\"formatVersion\":1,\"histories\":[\n" + lines.joined(separator: ",\n") + "\n]}\n"
         }
+        if let output = environment["LLVS_HISTORY_OUTPUT"] {
+            try Data(file(lines.prefix(count)).utf8).write(to: URL(fileURLWithPath: output))
+        }
+        let made = file(lines.prefix(Self.historyCount))
         let url = ConformanceVectors.directory.appendingPathComponent("histories").appendingPathComponent("histories.json")
         if environment["LLVS_WRITE_VECTORS"] == "1" {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(file.utf8).write(to: url)
+            try Data(made.utf8).write(to: url)
         }
         let committed = try String(contentsOf: url, encoding: .utf8)
-        #expect(committed == file, "conformance/histories/histories.json differs from what the store makes (LLVS_WRITE_VECTORS=1 rewrites it)")
+        #expect(committed == made, "conformance/histories/histories.json differs from what the store makes (LLVS_WRITE_VECTORS=1 rewrites it)")
     }
 
     /// One history as a line of canonical JSON.
