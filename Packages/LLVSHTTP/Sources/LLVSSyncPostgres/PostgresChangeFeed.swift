@@ -9,9 +9,10 @@ import PostgresNIO
 /// instances sharing one database: a push through any instance wakes the long polls
 /// waiting on every other within milliseconds.
 ///
-/// - Each instance holds one listening connection (from its storage's pool) on the channel
-///   ``channel``, and makes it again when it is lost, then asks for every waited store to
-///   be read again (`LLVSSyncStorage.SyncChangeEvent.resynchronize`).
+/// - Each instance holds one listening connection on the channel ``channel``, in a pool of
+///   its own (so a lost one never goes back to the pool the storage's queries use), and
+///   makes it again when it is lost, then asks for every waited store to be read again
+///   (`LLVSSyncStorage.SyncChangeEvent.resynchronize`).
 /// - Announcements are sent after the push committed, outside its transaction (a
 ///   `NOTIFY` inside it would hold PostgreSQL's notification lock until commit), coalesced
 ///   per store over ``coalescingInterval``, all in one statement. The payload is the store's
@@ -82,7 +83,7 @@ public final class PostgresChangeFeed: SyncChangeFeed {
         var failures = 0
         while !Task.isCancelled {
             do {
-                try await storage.client.withConnection { connection in
+                try await storage.listeningClient.withConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         // Listening again: what was announced meanwhile is read now.
                         if listenedBefore.withLock({ before in defer { before = true }; return before }) { receive(.resynchronize) }

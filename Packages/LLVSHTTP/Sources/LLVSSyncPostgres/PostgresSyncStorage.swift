@@ -23,6 +23,11 @@ public final class PostgresSyncStorage: BlobSyncStorage {
     /// `postgres`.
     public let kind = "postgres"
     let client: PostgresClient
+    /// The change feed's listening connection, in a pool of its own (at most one
+    /// connection, made when the feed first listens): a listening connection that is lost
+    /// (a `pg_terminate_backend`, a restart) is never handed back to the pool the storage's
+    /// queries use.
+    let listeningClient: PostgresClient
     private let runner: Task<Void, Never>
     let logger: Logger
     private let description: String
@@ -37,8 +42,18 @@ public final class PostgresSyncStorage: BlobSyncStorage {
         self.logger = logger
         self.description = Self.redacted(url)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        var listening = configuration
+        listening.options.minimumConnections = 0
+        listening.options.maximumConnections = 1
+        let listeningClient = PostgresClient(configuration: listening, backgroundLogger: logger)
         self.client = client
-        self.runner = Task { await client.run() }
+        self.listeningClient = listeningClient
+        self.runner = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                group.addTask { await listeningClient.run() }
+            }
+        }
         do {
             try await client.query(PostgresQuery(unsafeSQL: Self.preparation), logger: logger)
         } catch {

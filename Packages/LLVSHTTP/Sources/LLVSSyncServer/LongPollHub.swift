@@ -16,9 +16,9 @@ import LLVSSyncStorage
 ///
 /// Every storage read the hub makes is bounded by ``storageTimeLimit``: a read that never
 /// answers (a database connection lost in a way its driver never reports) fails the polls
-/// that joined it with `SyncStorageError.unavailable(_:)` (clients retry), and the next
-/// poll reads anew, instead of holding every poll of the store, or the storage poll itself,
-/// for ever.
+/// that joined it with ``StorageTimeLimitExceeded`` (a long poll then reads again while its
+/// time lasts), and the next read starts afresh, instead of holding every poll of the store,
+/// or the storage poll itself, for ever.
 final class LongPollHub: Sendable {
     /// What a long poll watches: a store's versions, or a blind store's blobs.
     struct Key: Hashable, Sendable {
@@ -62,7 +62,7 @@ final class LongPollHub: Sendable {
 
     /// A hub over `storage`, remembering a store for `retention` after its last poll ended,
     /// giving each storage read up to `storageTimeLimit`.
-    init(storage: any SyncStorage, retention: Duration = .seconds(30), storageTimeLimit: Duration = .seconds(10)) {
+    init(storage: any SyncStorage, retention: Duration = .seconds(30), storageTimeLimit: Duration = .seconds(2)) {
         self.storage = storage
         self.retention = retention
         self.storageTimeLimit = storageTimeLimit
@@ -247,11 +247,24 @@ final class LongPollHub: Sendable {
     }
 }
 
-/// The result of `operation`, or `SyncStorageError.unavailable(_:)` naming `what` once `limit`
+/// A storage read that did not answer within the hub's time limit.
+struct StorageTimeLimitExceeded: Error, CustomStringConvertible {
+    /// What was read.
+    var what: String
+    /// The limit it passed.
+    var limit: Duration
+
+    var description: String { "\(what): no answer from the storage within \(limit)" }
+
+    /// The storage error a client is answered with when no read answers in its poll's time.
+    var unavailable: SyncStorageError { .unavailable(description) }
+}
+
+/// The result of `operation`, or ``StorageTimeLimitExceeded`` naming `what` once `limit`
 /// has passed without one. The operation is then cancelled and left to end on its own: one
 /// that never returns (a continuation its driver never resumes) holds up no caller.
 ///
-/// - Throws: What `operation` throws; `SyncStorageError.unavailable(_:)` past `limit`;
+/// - Throws: What `operation` throws; ``StorageTimeLimitExceeded`` past `limit`;
 ///   `CancellationError` when the calling task is cancelled first.
 func withTimeLimit<T: Sendable>(_ limit: Duration, _ what: String,
                                 _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -274,7 +287,7 @@ func withTimeLimit<T: Sendable>(_ limit: Duration, _ what: String,
             }
             let timer = Task {
                 try? await Task.sleep(for: limit)
-                finish(.failure(SyncStorageError.unavailable("\(what): no answer from the storage within \(limit)")))
+                finish(.failure(StorageTimeLimitExceeded(what: what, limit: limit)))
             }
             tasks.withLock { $0 = [work, timer] }
             // An outcome that came before the tasks were recorded cancels them now.

@@ -189,7 +189,17 @@ struct SyncRoutes: Sendable {
         // A graceful shutdown answers waiting polls at once instead of at their timeout.
         return try await withGracefulShutdownHandler {
             while true {
-                let (latest, generation) = try await storageCall { try await hub.latest(key) }
+                let latest: SyncCursor, generation: Int
+                do {
+                    (latest, generation) = try await storageCall { try await hub.latest(key) }
+                } catch let timedOut as StorageTimeLimitExceeded {
+                    // The read was dropped: read again while the poll's time lasts.
+                    logger.warning("a storage read for waiting clients timed out", metadata: ["error": "\(timedOut)"])
+                    guard deadline - ContinuousClock.now > .zero, !Task.isCancelled, !Task.isShuttingDownGracefully else {
+                        throw SyncHTTPError(timedOut.unavailable)
+                    }
+                    continue
+                }
                 let available = latest.sequence > 0 && (cursor?.storeIdentity != latest.storeIdentity || latest.sequence > (cursor?.sequence ?? 0))
                 let remaining = deadline - ContinuousClock.now
                 if available || remaining <= .zero || Task.isCancelled || Task.isShuttingDownGracefully {

@@ -314,7 +314,7 @@ extension LongPollHubTests {
                     do {
                         _ = try await hub.latest(key)
                         return .read
-                    } catch SyncStorageError.unavailable(let reason) where reason.contains("no answer from the storage within") {
+                    } catch is StorageTimeLimitExceeded {
                         return .timedOut
                     } catch {
                         return .failedOtherwise("\(error)")
@@ -334,10 +334,30 @@ extension LongPollHubTests {
 
         storage.hangs.withLock { $0 = 1 }
         await hub.wait(for: key, after: generation, upTo: .milliseconds(10))
-        await #expect(throws: SyncStorageError.self) { try await hub.pollWaitedStores() }
+        await #expect(throws: StorageTimeLimitExceeded.self) { try await hub.pollWaitedStores() }
         _ = try await base.push([storedVersion("hub-hang-b")], to: store)
         try await hub.pollWaitedStores()
         #expect(try await hub.latest(key).cursor.sequence == 2, "the poll after the hung one finds the push")
+    }
+}
+
+extension LongPollHubTests {
+    /// Through a server: a client waiting on a store whose first cursor read never answers
+    /// is not answered 503, nor held: the hub drops the read after its time limit (2 s) and
+    /// the poll reads again, and answers with the store's cursor.
+    @Test(.timeLimit(.minutes(1))) func aLongPollReadsAgainPastAReadThatNeverAnswers() async throws {
+        let directory = try TemporaryDirectory(prefix: "llvs-hub-hang-server")
+        let base = try SQLiteSyncStorage(fileURL: directory.url.appendingPathComponent("server.sqlite"))
+        let store = uniqueStoreName("hub-hang-server")
+        _ = try await base.push([storedVersion("hub-hang-server-a")], to: store)
+        let server = try await RunningServer(storage: HangingCursorStorage(base, hangs: 1))
+        let started = ContinuousClock.now
+        let url = "\(server.storeURL(store).absoluteString)/\(SyncAPI.StorePath.events)?timeout=20"
+        let (status, body) = try await RawClient().request(.GET, url, token: testToken)
+        #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+        let answer = try JSONDecoder().decode(EventsResponse.self, from: body)
+        #expect(answer.newVersionsAvailable && answer.cursor.hasSuffix(".1"), "\(answer)")
+        #expect(ContinuousClock.now - started < .seconds(20), "answered after the dropped read, not at the poll's timeout")
     }
 }
 
