@@ -8,7 +8,8 @@ extension Exchange {
     /// store when nil) minus what the other side is known to hold. The other side's list is
     /// first read from the remembered cursor, so versions others put there meanwhile are
     /// not sent again. Versions go in topological order, in batches of at most
-    /// ``sendBatchByteCount`` bytes of value data (growing to it from
+    /// ``sendBatchByteCount`` bytes of value data, each version counted
+    /// ``sendBatchBytesPerVersion`` bytes more (growing to it from
     /// ``firstSendBatchByteCount``, and shrinking back to it at the end, so that little is
     /// left to prepare once the last batch is read); an interrupted send leaves the other
     /// side valid and the next send completes it.
@@ -35,8 +36,12 @@ extension Exchange {
         progress?(report)
         try rememberRemoteVersions(remoteHeads, forgetting: page.isCompleteListing ? state.remoteHeads : nil)
         var sent: [Version.ID] = []
+        // Each version counts its value data and what preparing it costs beside that.
+        let perVersion = Int64(max(0, sendBatchBytesPerVersion))
         let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount),
-                                   growingFrom: firstSendBatchByteCount, shrinkingTo: firstSendBatchByteCount, bytes: Self.estimatedBytes)
+                                   growingFrom: firstSendBatchByteCount, shrinkingTo: firstSendBatchByteCount) {
+            Self.saturatingSum(Self.estimatedBytes($0), perVersion)
+        }
         // A pipeline of three: while batch k - 1 is sent (written, uploaded), batch k is
         // prepared (sealed, say) and batch k + 1 read from the store. Batches still go one at
         // a time and in order, so the other side never holds a version without its

@@ -462,15 +462,18 @@ public final class FaultyExchange: ForwardingExchange {
     public let firstSendBatchByteCount: Int
     /// See `Exchange.firstRetrieveBatchByteCount`: `inner`'s, unless a size is given.
     public let firstRetrieveBatchByteCount: Int
+    /// See `Exchange.sendBatchBytesPerVersion`: `inner`'s, unless given.
+    public let sendBatchBytesPerVersion: Int
     private let calls = Locked([String: Int]())
     private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))
     private let retrieves = Locked([[Version.ID]]())
 
     /// Stands in front of `inner`, with `inner`'s batch sizes unless given (a maximum given
     /// alone is the send batch size too, and a send batch size the first one's; a first
-    /// retrieve batch size not given is `inner`'s).
+    /// retrieve batch size or bytes per version not given are `inner`'s).
     public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil,
-                sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil, firstRetrieveBatchByteCount: Int? = nil) {
+                sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil, firstRetrieveBatchByteCount: Int? = nil,
+                sendBatchBytesPerVersion: Int? = nil) {
         self.inner = inner
         self.reverseListing = reverseListing
         self.failingCall = failingCall
@@ -479,6 +482,7 @@ public final class FaultyExchange: ForwardingExchange {
         self.firstSendBatchByteCount = firstSendBatchByteCount
             ?? (sendBatchByteCount == nil && maximumBatchByteCount == nil ? inner.firstSendBatchByteCount : self.sendBatchByteCount)
         self.firstRetrieveBatchByteCount = firstRetrieveBatchByteCount ?? inner.firstRetrieveBatchByteCount
+        self.sendBatchBytesPerVersion = sendBatchBytesPerVersion ?? inner.sendBatchBytesPerVersion
     }
 
     /// How many times the part `name` was called.

@@ -139,6 +139,30 @@ import Testing
         #expect(held.sentBatches.map(\.count) == Array(repeating: 2, count: 10))
     }
 
+    /// Each version of a send counts `sendBatchBytesPerVersion` bytes beside its value data:
+    /// 100-byte versions counted 400 bytes more go two to a batch of 1,000 bytes. By default
+    /// a version counts its value data alone, and the twelve go in two equal batches.
+    @Test func sendBatchesCountTheBytesPerVersion() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try chainOfHundredByteVersions(12)
+        #expect(MemoryExchange(space: space, store: a).sendBatchBytesPerVersion == 0)
+        let counted = FaultyExchange(MemoryExchange(space: space, store: a), maximumBatchByteCount: 5_000, sendBatchByteCount: 1_000,
+                                     sendBatchBytesPerVersion: 400)
+        let sent = try await counted.send()
+        #expect(counted.sentBatches.map(\.count) == [2, 2, 2, 2, 2, 2], "500 bytes a version within 1,000")
+        #expect(Array(counted.sentBatches.joined()) == sent && sent.count == 12)
+        let (_, b) = try chainOfHundredByteVersions(12)
+        let uncounted = FaultyExchange(MemoryExchange(space: MemoryExchangeSpace(), store: b), maximumBatchByteCount: 5_000, sendBatchByteCount: 1_000)
+        #expect(try await uncounted.send().count == 12)
+        #expect(uncounted.sentBatches.map(\.count) == [6, 6])
+        // A count near Int.max holds each version to a batch of its own, without overflow.
+        let (_, c) = try chainOfHundredByteVersions(3)
+        let huge = FaultyExchange(MemoryExchange(space: MemoryExchangeSpace(), store: c), maximumBatchByteCount: 5_000, sendBatchByteCount: 1_000,
+                                  sendBatchBytesPerVersion: .max)
+        #expect(try await huge.send().count == 3)
+        #expect(huge.sentBatches.map(\.count) == [1, 1, 1])
+    }
+
     /// A retrieve's batches grow from the first retrieve batch size, doubling, to the
     /// maximum; every version is added once, each after its predecessor. By default a
     /// retrieve's batches are alike.
