@@ -77,14 +77,16 @@ public final class PostgresChangeFeed: SyncChangeFeed {
     }
 
     /// Listens on ``channel`` until the task is cancelled, listening again (after a short
-    /// wait) whenever the connection is lost.
+    /// wait, ``ListenRetry``) whenever the connection is lost.
     public func run(_ receive: @escaping @Sendable (SyncChangeEvent) -> Void) async {
         let listenedBefore = Locked(false)
-        var failures = 0
+        var retry = ListenRetry()
         while !Task.isCancelled {
+            let listened = Locked(false)
             do {
                 try await storage.listeningClient.withConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
+                        listened.withLock { $0 = true }
                         // Listening again: what was announced meanwhile is read now.
                         if listenedBefore.withLock({ before in defer { before = true }; return before }) { receive(.resynchronize) }
                         for try await notification in notifications {
@@ -92,15 +94,33 @@ public final class PostgresChangeFeed: SyncChangeFeed {
                         }
                     }
                 }
-                failures = 0
+                retry.listenEnded()
             } catch {
                 if Task.isCancelled { break }
-                failures += 1
+                retry.connectionLost(afterListening: listened.withLock { $0 })
                 storage.logger.warning("the change feed's listening connection was lost", metadata: [
                     "error": "\(PostgresSyncStorage.describe(error))"])
             }
-            try? await Task.sleep(for: .milliseconds(min(50 << min(failures, 7), 5_000)))
+            try? await Task.sleep(for: retry.delay)
         }
+    }
+
+    /// How long the feed waits before listening again: 100 ms after a connection that was
+    /// listening is lost (killed by an operator, a failover), doubling with each attempt
+    /// after that fails before it listens (the database is down), up to 5 s. A listen that
+    /// ends without error waits 50 ms.
+    struct ListenRetry: Sendable {
+        /// Losses since the feed last listened.
+        private(set) var failures = 0
+
+        /// The wait before the next attempt.
+        var delay: Duration { .milliseconds(min(50 << min(failures, 7), 5_000)) }
+
+        /// A listen ended without error.
+        mutating func listenEnded() { failures = 0 }
+
+        /// The attempt failed; `afterListening` when its connection had been listening.
+        mutating func connectionLost(afterListening: Bool) { failures = afterListening ? 1 : failures + 1 }
     }
 
     /// `"<sequence> <store>"`.

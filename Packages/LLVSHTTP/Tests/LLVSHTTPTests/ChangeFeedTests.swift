@@ -170,6 +170,25 @@ struct ChangeFeedTests {
         storage.close()
     }
 
+    /// A feed whose listening connection is killed again and again listens again after
+    /// 100 ms each time, not after the 5 s a database that stays down earns: the wait grows
+    /// only while attempts fail before listening.
+    @Test func aListeningConnectionLostAgainAndAgainIsMadeAgainQuickly() {
+        var retry = PostgresChangeFeed.ListenRetry()
+        #expect(retry.delay == .milliseconds(50))
+        for _ in 0..<20 { retry.connectionLost(afterListening: true) }
+        #expect(retry.delay == .milliseconds(100), "each killed connection had been listening")
+        retry.connectionLost(afterListening: false)
+        retry.connectionLost(afterListening: false)
+        #expect(retry.delay == .milliseconds(400))
+        for _ in 0..<10 { retry.connectionLost(afterListening: false) }
+        #expect(retry.delay == .seconds(5), "a database that stays down is tried every 5 s")
+        retry.connectionLost(afterListening: true)
+        #expect(retry.delay == .milliseconds(100))
+        retry.listenEnded()
+        #expect(retry.delay == .milliseconds(50))
+    }
+
     @Test func payloadsNameTheStoreAndSequenceOnly() throws {
         let store = try #require(SyncStoreName(rawValue: "notes"))
         #expect(PostgresChangeFeed.payload(store: store, sequence: 42) == "42 notes")
