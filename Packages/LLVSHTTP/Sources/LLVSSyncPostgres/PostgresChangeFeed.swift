@@ -77,7 +77,7 @@ public final class PostgresChangeFeed: SyncChangeFeed {
     }
 
     /// Listens on ``channel`` until the task is cancelled, listening again (after a short
-    /// wait, ``ListenRetry``) whenever the connection is lost.
+    /// wait, `ListenRetry`) whenever the connection is lost.
     public func run(_ receive: @escaping @Sendable (SyncChangeEvent) -> Void) async {
         let listenedBefore = Locked(false)
         var retry = ListenRetry()
