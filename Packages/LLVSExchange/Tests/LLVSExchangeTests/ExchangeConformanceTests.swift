@@ -272,6 +272,10 @@ import Testing
     @Test func snapshotManifests() async throws {
         let file = try ConformanceVectors.file("formats/snapshot-manifests.json")
         let valid = try #require(file["valid"] as? [[String: Any]]), invalid = try #require(file["invalid"] as? [[String: Any]])
+        // The stores' folders, kept until the test ends (a store whose folder is gone would
+        // write its packs into one made again, and leave it behind).
+        var storeDirectories: [TemporaryDirectory] = []
+        defer { withExtendedLifetime(storeDirectories) {} }
         func restore(_ vector: [String: Any]) async throws -> Store {
             let json = Data(try #require(vector["json"] as? String).utf8)
             let shared = try TemporaryDirectory()
@@ -287,7 +291,9 @@ import Testing
                     try ConformanceVectors.bytes(hex).write(to: folder.appendingPathComponent(String(format: "chunk-%06d", index)))
                 }
             }
-            let store = try Store(rootDirectoryURL: try TemporaryDirectory().url, storage: FileStorage())
+            let storeDirectory = try TemporaryDirectory()
+            storeDirectories.append(storeDirectory)
+            let store = try Store(rootDirectoryURL: storeDirectory.url, storage: FileStorage())
             let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: store)
             let manifest = try #require(try await exchange.retrieveSnapshotManifest())
             #expect(try Self.text(manifest) == vector["json"] as? String, "\(vector["name"] ?? "?")")

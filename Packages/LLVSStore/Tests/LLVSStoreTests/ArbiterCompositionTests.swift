@@ -52,13 +52,17 @@ private final class DelegatingArbiter<Standard: MergeArbiter>: MergeArbiter wher
             "first branch": BranchFavoringArbiter(favoring: .first), "second branch": BranchFavoringArbiter(favoring: .second),
         ]
         for (name, arbiter) in builtIns {
-            let store = try TestStore(backend).store
+            let storeHome = try TestStore(backend)
+            defer { withExtendedLifetime(storeHome) {} }
+            let store = storeHome.store
             let (first, second) = try conflictingBranches(in: store) { Data($0.utf8) }
             let composed = try store.merge(version: first.id, with: second.id, resolvingWith: arbiter)
             let texts = try store.texts(at: composed.id)
             #expect(texts["mine.a"] == "settled by hand", "\(name)")
             #expect(texts["mine.b"] == "settled by hand", "\(name)")
-            let reference = try TestStore(backend).store
+            let referenceHome = try TestStore(backend)
+            defer { withExtendedLifetime(referenceHome) {} }
+            let reference = referenceHome.store
             let (referenceFirst, referenceSecond) = try conflictingBranches(in: reference) { Data($0.utf8) }
             let builtIn = try #require(direct[name])
             let plain = try reference.merge(version: referenceFirst.id, with: referenceSecond.id, resolvingWith: builtIn)
@@ -69,7 +73,9 @@ private final class DelegatingArbiter<Standard: MergeArbiter>: MergeArbiter wher
 
     @Test(arguments: Backend.allCases)
     func theRegisterArbiterWorksFromInsideAStoreArbiter(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let author = UUID()
         let (first, second) = try conflictingBranches(in: store) { text in
             var register = MultiValueRegister()

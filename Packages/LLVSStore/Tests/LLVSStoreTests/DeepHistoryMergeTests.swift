@@ -15,7 +15,9 @@ import Testing
     /// rungs overflowed the stack and killed the process.
     @Test func aMergeAtopAFiveThousandRungLadderMakesOneVirtualAncestorPerRung() throws {
         let rungs = 5_000
-        let store = try TestStore(.memory).store
+        let storeHome = try TestStore(.memory)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let root = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "root"), value("b", "root")])
         var a = try store.makeVersion(basedOnPredecessor: root.id, updating: [value("a", "a0")])
         var b = try store.makeVersion(basedOnPredecessor: root.id, updating: [value("b", "b0")])
@@ -39,7 +41,9 @@ import Testing
     /// here); each set of bases merged once, it runs twice per level and once on top.
     @Test func aMergeAtopATwelveLevelBraidMakesEachVirtualAncestorOnce() throws {
         let levels = 12
-        let store = try TestStore(.memory).store
+        let storeHome = try TestStore(.memory)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let root = try store.makeVersion(basedOnPredecessor: nil, inserting: (0..<3).map { value("s\($0)", "root") })
         var strands = try (0..<3).map { try store.makeVersion(basedOnPredecessor: root.id, updating: [value("s\($0)", "0")]) }
         for level in 1...levels {

@@ -96,7 +96,9 @@ import Testing
     /// still derives its identifier.
     @Test(arguments: Backend.allCases)
     func aCrissCrossMergeDerivesItsIdentifier(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let arbiter = MostRecentChangeFavoringArbiter()
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("k", "0"), value("j", "0")])
         let a = try store.makeVersion(basedOnPredecessor: base.id, updating: [value("k", "a")])

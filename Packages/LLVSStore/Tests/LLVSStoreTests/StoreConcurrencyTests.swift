@@ -9,7 +9,9 @@ import Testing
 @Suite struct StoreConcurrencyTests {
     @Test(arguments: Backend.allCases)
     func concurrentWritersReadersAndMergers(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let root = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("shared", "0")])
         let threads = 6, versionsPerThread = 15
         DispatchQueue.concurrentPerform(iterations: threads) { thread in

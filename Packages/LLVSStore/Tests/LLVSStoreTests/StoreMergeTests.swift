@@ -7,7 +7,9 @@ import Testing
 @Suite struct StoreMergeTests {
     @Test(arguments: Backend.allCases)
     func fastForwardsWriteNothing(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1")])
         let v2 = try store.makeVersion(basedOnPredecessor: v1.id, updating: [value("a", "2")])
         let arbiter = MostRecentBranchFavoringArbiter()
@@ -19,7 +21,9 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func threeWayMergeCarriesBothSidesAndResolvesConflicts(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("shared", "0"), value("gone", "0"), value("kept", "0")])
         let left = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("left", "L")], updating: [value("shared", "L")],
                                          removing: ["gone"])
@@ -39,7 +43,9 @@ import Testing
     }
 
     @Test func conflictsTheArbiterLeavesOpenFailTheMerge() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
         let a = try store.makeVersion(basedOnPredecessor: base.id, updating: [value("x", "a")])
         let b = try store.makeVersion(basedOnPredecessor: base.id, removing: ["x"])
@@ -52,7 +58,9 @@ import Testing
     }
 
     @Test func unrelatedVersionsMergeTwoWay() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let a = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "a"), value("only-a", "1")])
         let b = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "b"), value("only-b", "2")])
         #expect(throws: StoreError.noCommonAncestor(a.id, b.id)) {
@@ -75,7 +83,9 @@ import Testing
     /// changed only by A2 and j only by B2, so the result keeps both new values.
     @Test(arguments: Backend.allCases)
     func crissCrossMergesAgainstAVirtualAncestor(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let o = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("k", "o"), value("j", "o")])
         let a1 = try store.makeVersion(basedOnPredecessor: o.id, updating: [value("k", "a1")])
         let b1 = try store.makeVersion(basedOnPredecessor: o.id, updating: [value("j", "b1")])
@@ -120,7 +130,9 @@ import Testing
     }
 
     @Test func mergeHeadsHonoursBranchSelection() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
         let main = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("m", "1")])
         let other = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("o", "1")])
@@ -135,7 +147,9 @@ import Testing
     }
 
     @Test func replicasMergingInOppositeOrdersMakeTheSameVersion() throws {
-        let one = try TestStore().store, two = try TestStore().store
+        let oneHome = try TestStore(), twoHome = try TestStore()
+        defer { withExtendedLifetime((oneHome, twoHome)) {} }
+        let one = oneHome.store, two = twoHome.store
         let base = Version(id: "base", timestamp: 1), left = Version(id: "left", predecessors: .init(idOfFirst: "base"), timestamp: 2)
         let right = Version(id: "right", predecessors: .init(idOfFirst: "base"), timestamp: 3)
         for store in [one, two] {
@@ -159,7 +173,9 @@ import Testing
     /// order and its changes started from the version merged into.
     @Test(arguments: Backend.allCases)
     func mergesInEitherOrderWriteIdenticalRecordsAndChanges(_ backend: Backend) throws {
-        let one = try TestStore(backend).store, two = try TestStore(backend).store
+        let oneHome = try TestStore(backend), twoHome = try TestStore(backend)
+        defer { withExtendedLifetime((oneHome, twoHome)) {} }
+        let one = oneHome.store, two = twoHome.store
         let base = Version(id: "base", timestamp: 1), left = Version(id: "left", predecessors: .init(idOfFirst: "base"), timestamp: 2)
         let right = Version(id: "right", predecessors: .init(idOfFirst: "base"), timestamp: 3)
         for store in [one, two] {
@@ -187,7 +203,9 @@ import Testing
     /// for the final merge. Before, each kept its own call order.
     @Test(arguments: Backend.allCases)
     func mergeHeadsOverDifferentHeadSetsWritesOneRecord(_ backend: Backend) throws {
-        let one = try TestStore(backend).store, two = try TestStore(backend).store
+        let oneHome = try TestStore(backend), twoHome = try TestStore(backend)
+        defer { withExtendedLifetime((oneHome, twoHome)) {} }
+        let one = oneHome.store, two = twoHome.store
         let root = Version(id: "!root", timestamp: 1)
         let heads = ["!a", "!b", "!c"].enumerated().map { Version(id: .init($0.element), predecessors: .init(idOfFirst: "!root"), timestamp: Double(2 + $0.offset)) }
         for store in [one, two] {
@@ -207,7 +225,9 @@ import Testing
     }
 
     @Test func mergeMetadataIsPartOfTheMergeIdentity() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("x", "0")])
         let a = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("a", "1")])
         let b = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("b", "1")])

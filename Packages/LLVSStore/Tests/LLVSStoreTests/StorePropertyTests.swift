@@ -87,7 +87,9 @@ import Testing
 
     @Test func mergesMatchTheReferenceModel() async {
         await propertyCheck(count: 1_000, input: Self.operations) { operations in
-            let store = try TestStore(.memory).store
+            let storeHome = try TestStore(.memory)
+            defer { withExtendedLifetime(storeHome) {} }
+            let store = storeHome.store
             let (model, versions) = try Self.run(operations, on: store)
             for id in versions {
                 #expect(try Self.values(of: store, at: id) == model.versions[id]?.values)
@@ -97,7 +99,9 @@ import Testing
 
     @Test func crissCrossMergesMatchTheReferenceModel() async {
         await propertyCheck(count: 1_000, input: Self.crissCrossOperations) { operations in
-            let store = try TestStore(.memory).store
+            let storeHome = try TestStore(.memory)
+            defer { withExtendedLifetime(storeHome) {} }
+            let store = storeHome.store
             let (model, versions) = try Self.run(operations, on: store, lines: true)
             for id in versions {
                 #expect(try Self.values(of: store, at: id) == model.versions[id]?.values)
@@ -111,7 +115,9 @@ import Testing
         let edits = zip(Gen.int(in: 0...5), Gen.int(in: 0...3)).array(of: 0...3)
         let input = zip(edits.array(of: 8), Gen.bool, Gen.bool)
         await propertyCheck(count: 500, input: input) { edits, favorChange, swap in
-            let store = try TestStore(.memory).store
+            let storeHome = try TestStore(.memory)
+            defer { withExtendedLifetime(storeHome) {} }
+            let store = storeHome.store
             var model = ReferenceModel()
             func make(_ predecessors: [Version.ID], _ step: Int) throws -> Version.ID {
                 var latest: [Value.ID: Data?] = [:]
@@ -157,9 +163,13 @@ import Testing
     /// starting versions — makes the same version.
     @Test func replicasRebuiltFromChangesConverge() async {
         await propertyCheck(count: 300, input: Self.operations) { operations in
-            let original = try TestStore(.memory).store
+            let originalHome = try TestStore(.memory)
+            defer { withExtendedLifetime(originalHome) {} }
+            let original = originalHome.store
             _ = try Self.run(operations, on: original)
-            let replica = try TestStore(.memory).store
+            let replicaHome = try TestStore(.memory)
+            defer { withExtendedLifetime(replicaHome) {} }
+            let replica = replicaHome.store
             let oldestFirst = original.queryHistory { Array($0).reversed() }
             for version in oldestFirst {
                 try replica.addVersion(version, storing: try original.valueChanges(madeInVersionIdentifiedBy: version.id))

@@ -7,7 +7,9 @@ import Testing
 @Suite struct StoreRevertTests {
     @Test(arguments: Backend.allCases)
     func revertUndoesInsertsUpdatesAndRemovalsAndKeepsLaterWork(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "1")])
         let v2 = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("c", "2")], updating: [value("a", "2")], removing: ["b"])
         let v3 = try store.makeVersion(basedOnPredecessor: v2.id, inserting: [value("d", "3")])
@@ -29,7 +31,9 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func aValueChangedAgainLaterIsAConflictAndNothingIsWritten(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "1")])
         let v2 = try store.makeVersion(basedOnPredecessor: v1.id, updating: [value("a", "2"), value("b", "2")])
         let v3 = try store.makeVersion(basedOnPredecessor: v2.id, updating: [value("a", "3")])
@@ -43,7 +47,9 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func revertingAMergeUndoesWhatTheOtherPredecessorBroughtIn(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let base = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("shared", "0")])
         let left = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("left", "L")], updating: [value("shared", "left")])
         let right = try store.makeVersion(basedOnPredecessor: base.id, inserting: [value("right", "R")])

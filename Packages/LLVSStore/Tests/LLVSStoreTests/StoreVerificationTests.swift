@@ -31,7 +31,9 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func anIntactStoreWithBranchesAndMergesVerifiesClean(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: (0..<40).map { value("k\($0)", "1") })
         let left = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("l", "L")], updating: [value("k1", "L")], removing: ["k2"])
         let right = try store.makeVersion(basedOnPredecessor: v1.id, updating: [value("k1", "R"), value("k3", "R")])

@@ -7,7 +7,9 @@ import Testing
 @Suite struct StoreVersionTests {
     @Test(arguments: Backend.allCases)
     func valuesPersistUntilChanged(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "2")])
         let v2 = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("c", "3")], updating: [value("a", "1'")], removing: ["b"])
         let v3 = try store.makeVersion(basedOnPredecessor: v2.id, storing: [.update(value("d", "4"))])
@@ -27,7 +29,9 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func historyQueries(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         #expect(store.mostRecentHead == nil)
         let root = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1")])
         let main = try store.makeVersion(basedOnPredecessor: root.id, updating: [value("a", "2")])
@@ -75,7 +79,9 @@ import Testing
     /// leaves the stored one as it was. Before, any second copy was silently ignored.
     @Test(arguments: Backend.allCases)
     func anotherRecordUnderAStoredIdentifierIsRefused(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         try store.addVersion(Version(id: "root", timestamp: 1), storing: [.insert(value("k", "0"))])
         try store.addVersion(Version(id: "other", timestamp: 2), storing: [])
         let version = Version(id: "v", predecessors: .init(idOfFirst: "root"), timestamp: 3, metadata: ["app": try .init("one")])
@@ -93,7 +99,9 @@ import Testing
     }
 
     @Test func preservingAnOlderValueOfTheAncestryReverts() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "old")])
         let v2 = try store.makeVersion(basedOnPredecessor: v1.id, updating: [value("a", "new")])
         let v3 = try store.makeVersion(basedOnPredecessor: v2.id, storing: [.preserve(.init(valueId: "a", storedVersionId: v1.id))])
@@ -131,7 +139,9 @@ import Testing
     }
 
     @Test func addingAVersionTwiceIsANoOp() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let version = Version(id: "V1", timestamp: 5)
         #expect(try store.addVersion(version, storing: [.insert(value("a", "1"))]))
         #expect(try !store.addVersion(version, storing: [.insert(value("a", "other"))]))

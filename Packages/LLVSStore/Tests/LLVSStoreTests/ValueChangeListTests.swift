@@ -26,7 +26,9 @@ import Testing
     /// identifier in two of them is still refused, on every backend.
     @Test(arguments: Backend.allCases)
     func theListsMakeTheVersionTheirChangesMake(_ backend: Backend) throws {
-        let store = try TestStore(backend).store
+        let storeHome = try TestStore(backend)
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let first = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "2"), value("c", "3")])
         let lists = try store.makeVersion(basedOnPredecessor: first.id, inserting: [value("d", "4")], updating: [value("a", "1'")], removing: ["b"])
         let changes = try store.makeVersion(basedOnPredecessor: first.id, storing: [.insert(value("d", "4")), .update(value("a", "1'")), .remove("b")])

@@ -5,7 +5,9 @@ import Testing
 
 @Suite struct ValueChangesTests {
     @Test func changesMadeInEachKindOfVersion() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "1")])
         #expect(Set(try store.valueChanges(madeInVersionIdentifiedBy: v1.id)) == [
             .insert(Value(id: "a", data: Data("1".utf8), storedVersionId: v1.id)),
@@ -28,7 +30,9 @@ import Testing
     }
 
     @Test func changesMadeBetweenVersionsAreADiff() throws {
-        let store = try TestStore().store
+        let storeHome = try TestStore()
+        defer { withExtendedLifetime(storeHome) {} }
+        let store = storeHome.store
         let v1 = try store.makeVersion(basedOnPredecessor: nil, inserting: [value("a", "1"), value("b", "1")])
         let v2 = try store.makeVersion(basedOnPredecessor: v1.id, inserting: [value("c", "2")], updating: [value("a", "2")], removing: ["b"])
         #expect(Set(try store.valueChanges(madeBetween: v1.id, and: v2.id)) == [
