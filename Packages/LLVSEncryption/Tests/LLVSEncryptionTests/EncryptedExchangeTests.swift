@@ -43,16 +43,17 @@ import Testing
         #expect(exchange.firstRetrieveBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
         #expect(exchange.maximumBatchByteCount == carriers.maximumBatchByteCount)
         #expect(try await exchange.send().count == 12)
-        // Each version counts 100 kB and 2 KiB: one in each of the first three batches (64,
-        // 128 and 256 KiB); the last four shrink from 512 KiB (five) to 64 KiB (one).
-        #expect(carriers.sentBatches.map(\.count) == [1, 1, 1, 5, 2, 1, 1])
+        // 100 kB versions, the two ends taking turns (the smaller limit first): the first
+        // batches within 64 and 128 KiB (one each), the last four within 216, 144, 96 and 64
+        // KiB (two, one, one, one), and the five between in two within 324 KiB.
+        #expect(carriers.sentBatches.map(\.count) == [1, 1, 3, 2, 2, 1, 1, 1])
         let fetching = FaultyExchange(MemoryExchange(space: space, store: receiver))
         let adding = FaultyExchange(EncryptedExchange(sealing: fetching, keys: keys))
         #expect(try await adding.retrieve().count == 12)
         #expect(fetching.callCount("retrieveValueChanges") == 1, "1.2 MB of blobs fit one batch of 5 MB")
-        // 100 kB versions: one each within 64 and 128 KiB, two within 256, five within 512,
-        // then the three left within 1 MiB.
-        #expect(adding.retrievedBatches.map(\.count) == [1, 1, 2, 5, 3])
+        // 100 kB versions: one each within 64 and 128 KiB, two within 256, then the eight
+        // left (within twice 512 KiB) in two equal batches within 512 KiB.
+        #expect(adding.retrievedBatches.map(\.count) == [1, 1, 2, 4, 4])
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
     }
 

@@ -117,62 +117,76 @@ extension Exchange {
     /// larger, as few as that allows and of about equal bytes (no small run left over at the
     /// end). With `first` (below `byteLimit`), the runs grow: the first is within `first`
     /// bytes and each next one within twice the one before, up to `byteLimit`; with `last`,
-    /// they shrink the same way towards the end, the last within `last` bytes. A pipeline
-    /// that works on one run while it reads the next (``send(upTo:progress:)``) then waits
-    /// little for its first run, little after it has read its last, and little between:
-    /// each run is about as much work as the one before.
+    /// they shrink towards the end, the last within `last` bytes and each one before it within
+    /// half as much again as the one after it. When there are too few
+    /// items for both to reach `byteLimit`, the two ends take runs by turns, the smaller limit
+    /// first, so both stay small. A pipeline that works on one run while it reads the next
+    /// (``send(upTo:progress:)``) then waits little for its first run, little after it has
+    /// read its last, and little between: while the runs shrink, each is about as much work
+    /// as reading the next one.
     ///
     /// - Complexity: O(`items.count`).
     static func batches<T>(of items: [T], byteLimit: Int, growingFrom first: Int? = nil, shrinkingTo last: Int? = nil,
                            bytes: (T) -> Int64) -> [[T]] {
         let ceiling = Int64(max(1, byteLimit))
         let sizes = items.map { max(0, bytes($0)) }
+        // Each limit grows towards the middle, up to the ceiling: the front's doubles, the
+        // back's grows by half (a pipeline prepares each shrinking run while it reads the
+        // next, smaller one: halving them left the preparing behind at every step).
         func doubled(_ limit: Int64) -> Int64 { limit > ceiling / 2 ? ceiling : limit * 2 }
-        // The shrinking runs, built from the end: within `last`, twice that, … below the ceiling.
-        var tail: [Range<Int>] = []
-        var end = sizes.endIndex
-        if let last {
-            var limit = min(ceiling, Int64(max(1, last)))
-            while limit < ceiling, end > sizes.startIndex {
-                var start = end - 1
-                var total = sizes[start]
-                while start > sizes.startIndex, saturatingSum(total, sizes[start - 1]) <= limit {
-                    start -= 1
-                    total = saturatingSum(total, sizes[start])
-                }
-                tail.append(start..<end)
-                end = start
-                limit = doubled(limit)
-            }
-        }
-        // The growing runs, from the start: within `first`, twice that, … below the ceiling.
+        func halfAgain(_ limit: Int64) -> Int64 { limit > ceiling - limit / 2 ? ceiling : limit + max(1, limit / 2) }
+        var frontLimit = first.map { min(ceiling, Int64(max(1, $0))) } ?? ceiling
+        var backLimit = last.map { min(ceiling, Int64(max(1, $0))) } ?? ceiling
         var runs: [Range<Int>] = []
+        var tail: [Range<Int>] = []
         var begin = sizes.startIndex
-        if let first {
-            var limit = min(ceiling, Int64(max(1, first)))
-            while limit < ceiling, begin < end {
+        var end = sizes.endIndex
+        var remaining = sizes.reduce(Int64(0)) { saturatingSum($0, $1) }
+        // The runs that grow from the front and shrink to the back, the smaller limit's first
+        // (the front's on a tie), each end taking at least one, until the next runs of the
+        // ends still growing could hold what is left (the next two when only one end grows).
+        while begin < end {
+            let growing = frontLimit < ceiling, shrinking = backLimit < ceiling
+            let reach = growing && shrinking ? saturatingSum(frontLimit, backLimit)
+                : saturatingSum(growing ? frontLimit : backLimit, growing ? frontLimit : backLimit)
+            guard growing || shrinking, remaining > reach || (growing && runs.isEmpty) || (shrinking && tail.isEmpty) else { break }
+            var total: Int64
+            if frontLimit <= backLimit {
                 var stop = begin + 1
-                var total = sizes[begin]
-                while stop < end, saturatingSum(total, sizes[stop]) <= limit {
+                total = sizes[begin]
+                while stop < end, saturatingSum(total, sizes[stop]) <= frontLimit {
                     total = saturatingSum(total, sizes[stop])
                     stop += 1
                 }
                 runs.append(begin..<stop)
                 begin = stop
-                limit = doubled(limit)
+                frontLimit = doubled(frontLimit)
+            } else {
+                var start = end - 1
+                total = sizes[start]
+                while start > begin, saturatingSum(total, sizes[start - 1]) <= backLimit {
+                    start -= 1
+                    total = saturatingSum(total, sizes[start])
+                }
+                tail.append(start..<end)
+                end = start
+                backLimit = halfAgain(backLimit)
             }
+            remaining = max(0, remaining - total)
         }
-        // Between them, runs within the ceiling, as few as it takes, each as near as it can
-        // be to an equal share of what remains.
-        var remaining = sizes[begin..<end].reduce(Int64(0)) { saturatingSum($0, $1) }
+        // Between them, runs within the back's next limit while the runs shrink (half as much
+        // again as the run after them), else within the front's (twice the run before them; the
+        // ceiling once both have reached it), as few as it takes, each as near as it can be to
+        // an equal share of what remains: no small run is left over where the ends meet.
+        let middleLimit = backLimit < ceiling ? backLimit : frontLimit
         var start = begin
         var runBytes: Int64 = 0
         for index in begin..<end {
             let size = sizes[index]
             if index > start {
-                let runsLeft = max(1, remaining / ceiling + (remaining % ceiling == 0 ? 0 : 1))
+                let runsLeft = max(1, remaining / middleLimit + (remaining % middleLimit == 0 ? 0 : 1))
                 let share = remaining / runsLeft
-                let over = saturatingSum(runBytes, size) > ceiling
+                let over = saturatingSum(runBytes, size) > middleLimit
                 // Taking the item moves the run further from its share than stopping here.
                 let further = saturatingSum(runBytes, size) - share > share - runBytes
                 if over || further {

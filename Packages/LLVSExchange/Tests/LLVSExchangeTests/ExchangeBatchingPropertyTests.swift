@@ -4,7 +4,8 @@ import Testing
 
 /// How a send and a retrieve cut versions into batches (`Exchange.batches`): every version
 /// once, in order; within the limit unless a single version is larger; a send's first and
-/// last batches small; and no small batch left over between large ones.
+/// last batches small, growing by doubling and shrinking by a third; and no small batch left
+/// over between large ones.
 ///
 /// Replay a failure by adding the `.fixedSeed("…")` trait the failure message prints.
 @Suite struct ExchangeBatchingPropertyTests {
@@ -21,12 +22,31 @@ import Testing
             #expect(!runs.contains { $0.isEmpty })
             for run in runs where run.count > 1 { #expect(total(run) <= Int64(limit), "\(run) over \(limit)") }
             if let bounded, let last = runs.last, last.count > 1 { #expect(total(last) <= Int64(bounded), "the last batch, within \(bounded)") }
-            // With more than enough for the runs that grow and shrink (which then do not reach
-            // each other), the first is small too.
-            if let bounded, sizes.reduce(0, +) > Int64(4 * limit), sizes.allSatisfy({ $0 <= Int64(bounded) }), let first = runs.first, first.count > 1 {
+            // However few the items, the first batch is small too (the two ends take turns).
+            if let bounded, let first = runs.first, first.count > 1 {
                 #expect(total(first) <= Int64(bounded), "the first batch, within \(bounded)")
             }
         }
+    }
+
+    /// A sealed send's shape (1,000 versions of 1,000 bytes, batches of at most 1 MiB growing
+    /// from and shrinking to 64 KiB): the batches grow up to the largest, then shrink by at
+    /// most a third each (a send prepares each while it reads the next, smaller one: halving
+    /// left the preparing behind at every step), with nothing small left where the two ends
+    /// meet.
+    @Test func batchesGrowThenShrinkByAThirdAtMost() {
+        let runs = MemoryExchange.batches(of: Array(0..<1_000), byteLimit: 1 << 20, growingFrom: 65_536, shrinkingTo: 65_536) { _ in 1_000 }
+        let counts = runs.map(\.count)
+        #expect(counts.reduce(0, +) == 1_000)
+        #expect(counts.first == 65 && counts.last == 65, "\(counts)")
+        let largest = counts.indices.max { counts[$0] < counts[$1] } ?? 0
+        for index in counts.indices.dropFirst() where index <= largest {
+            #expect(counts[index] > counts[index - 1], "growing: \(counts)")
+        }
+        for index in counts.indices.dropFirst() where index > largest {
+            #expect(2 * counts[index - 1] <= 3 * counts[index] + 2, "shrinking: \(counts)")
+        }
+        #expect(counts.allSatisfy { $0 >= 65 }, "\(counts)")
     }
 
     /// Without a first or last size, versions far smaller than the limit go in batches of

@@ -120,14 +120,16 @@ import Testing
     }
 
     /// A send's batches grow from the first batch size, doubling, to the send batch size,
-    /// and shrink back the same way at the end; every version goes once, in order.
+    /// and shrink back to it at the end, each within half as much again as the one after it;
+    /// every version goes once, in order.
     @Test func sendBatchesGrowFromTheFirstBatchSize() async throws {
         let space = MemoryExchangeSpace()
         let (_, a) = try chainOfHundredByteVersions(20), (_, b) = try memoryStore()
         let sender = FaultyExchange(MemoryExchange(space: space, store: a), maximumBatchByteCount: 5_000, sendBatchByteCount: 800,
                                     firstSendBatchByteCount: 100)
         let sent = try await sender.send()
-        #expect(sender.sentBatches.map(\.count) == [1, 2, 4, 6, 4, 2, 1], "100, 200 and 400 bytes, 600 between, then 400, 200 and 100 bytes of 100-byte versions")
+        #expect(sender.sentBatches.map(\.count) == [1, 2, 4, 3, 3, 3, 2, 1, 1],
+                "100, 200 and 400 bytes growing; 300, 200, 100 and 100 bytes shrinking (within 337, 225, 150 and 100); the 600 bytes between in two batches within 505")
         #expect(Array(sender.sentBatches.joined()) == sent)
         #expect(try await MemoryExchange(space: space, store: b).retrieve().count == 20)
         // A first size above the send batch size is held to it.
