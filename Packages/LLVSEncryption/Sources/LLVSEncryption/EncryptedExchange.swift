@@ -422,43 +422,73 @@ public final class EncryptedExchange: RestorationStateKeeping {
         }
     }
 
-    /// Fetches and opens the blobs of `names` in batches of at most ``maximumBatchByteCount``
-    /// bytes, by the sizes listed or asked of the transport.
+    /// Fetches and opens the blobs of `names`, in order: in groups growing from 64 to 1,000
+    /// names (``openingGroups(of:)``), each group's blobs sized (by the sizes listed, or asked
+    /// of the transport) and fetched while the group before is opened on every core, so the
+    /// transport's reading hides behind the opening.
     private func openBlobs(named names: [String], sizes listedSizes: [String: Int64] = [:]) async throws -> [(String, SealedVersion.Checked)] {
         guard !names.isEmpty else { return [] }
-        var sizes = listedSizes
-        let unsized = names.filter { sizes[$0] == nil }
-        if !unsized.isEmpty { sizes.merge(try await transport.blobSizes(named: unsized)) { first, _ in first } }
+        let groups = Self.openingGroups(of: names)
         var opened: [(String, SealedVersion.Checked)] = []
         opened.reserveCapacity(names.count)
-        var batch: [String] = []
-        var batchBytes: Int64 = 0
-        func flush() async throws {
-            guard !batch.isEmpty else { return }
-            let blobs = try await transport.blobs(named: batch)
-            var fetched: [(name: String, blob: Data)] = []
-            fetched.reserveCapacity(batch.count)
-            for name in batch {
-                guard let blob = blobs[name] else { throw ExchangeError.missingValueChanges(Version.ID(name)) }
-                fetched.append((name, blob))
-            }
-            // Each blob opens alone, so the batch is opened on every core.
+        var fetched = try await fetchBlobs(named: groups[0], listedSizes: listedSizes)
+        for index in groups.indices {
+            async let following = index + 1 < groups.count ? fetchBlobs(named: groups[index + 1], listedSizes: listedSizes) : []
+            // Each blob opens alone, so the group is opened on every core.
             let keys = currentKeys
             opened += try ParallelParts.map(fetched, parallelFrom: Self.parallelBlobCount, partsPerCore: Self.partsPerCore) {
                 (entry) throws(EncryptionError) -> (String, SealedVersion.Checked) in
                 (entry.name, try Self.open(name: entry.name, blob: entry.blob, keys: keys))
             }
+            fetched = try await following
+        }
+        return opened
+    }
+
+    /// `names` in the groups ``openBlobs(named:sizes:)`` fetches and opens: 64 names, then
+    /// each group twice the one before, up to 1,000.
+    static func openingGroups(of names: [String]) -> [ArraySlice<String>] {
+        var groups: [ArraySlice<String>] = []
+        var start = names.startIndex, groupCount = 64
+        while start < names.endIndex {
+            let end = names.index(start, offsetBy: groupCount, limitedBy: names.endIndex) ?? names.endIndex
+            groups.append(names[start..<end])
+            start = end
+            groupCount = min(1_000, groupCount * 2)
+        }
+        return groups
+    }
+
+    /// The blobs of `names`, in order, fetched in batches of at most ``maximumBatchByteCount``
+    /// bytes by the sizes listed or asked of the transport.
+    ///
+    /// - Throws: `ExchangeError.missingValueChanges(_:)` for a name the transport has no blob
+    ///   for; what the transport throws.
+    private func fetchBlobs(named names: ArraySlice<String>, listedSizes: [String: Int64]) async throws -> [(name: String, blob: Data)] {
+        let unsized = names.filter { listedSizes[$0] == nil }
+        let askedSizes = unsized.isEmpty ? [:] : try await transport.blobSizes(named: unsized)
+        var fetched: [(name: String, blob: Data)] = []
+        fetched.reserveCapacity(names.count)
+        var batch: [String] = []
+        var batchBytes: Int64 = 0
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            let blobs = try await transport.blobs(named: batch)
+            for name in batch {
+                guard let blob = blobs[name] else { throw ExchangeError.missingValueChanges(Version.ID(name)) }
+                fetched.append((name, blob))
+            }
             batch = []
             batchBytes = 0
         }
         for name in names {
-            let size = min(max(0, sizes[name] ?? 65_536), Int64(Int32.max))
+            let size = min(max(0, listedSizes[name] ?? askedSizes[name] ?? 65_536), Int64(Int32.max))
             if !batch.isEmpty, batchBytes > Int64(maximumBatchByteCount) - size { try await flush() }
             batch.append(name)
             batchBytes += size
         }
         try await flush()
-        return opened
+        return fetched
     }
 
     /// Puts `blobs` under the current epoch's write token, mapping a conflict on a blob to

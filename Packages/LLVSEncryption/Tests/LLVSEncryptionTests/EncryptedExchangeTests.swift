@@ -57,6 +57,24 @@ import Testing
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
     }
 
+    /// A listing fetches the blobs in groups of 64 names, then twice as many each time up to
+    /// 1,000, each fetched while the group before is opened; everything still arrives, in
+    /// order, and is added.
+    @Test func aListingFetchesBlobsInGrowingGroups() async throws {
+        let sender = try makeStore(), receiver = try makeStore()
+        var tip: Version.ID?
+        for step in 0..<300 {
+            tip = try sender.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 10))]).id
+        }
+        let space = MemoryExchangeSpace()
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        #expect(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: sender), keys: keys).send().count == 300)
+        let fetching = FaultyExchange(MemoryExchange(space: space, store: receiver))
+        #expect(try await EncryptedExchange(sealing: fetching, keys: keys).retrieve().count == 300)
+        #expect(fetching.retrievedBatches.map(\.count) == [64, 128, 108])
+        #expect(try receiver.valueReferences(at: #require(tip)).count == 300)
+    }
+
     @Test(arguments: FileSystemExchange.DirectoryFormat.allCases)
     func aSharedDirectoryHoldsNoIdentifierTimestampMetadataKeyOrValueInTheClear(format: FileSystemExchange.DirectoryFormat) async throws {
         let sender = try makeStore(), receiver = try makeStore()

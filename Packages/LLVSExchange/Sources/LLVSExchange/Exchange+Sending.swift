@@ -10,8 +10,9 @@ extension Exchange {
     /// not sent again. Versions go in topological order, in batches of at most
     /// ``sendBatchByteCount`` bytes of value data, each version counted
     /// ``sendBatchBytesPerVersion`` bytes more (growing to it from
-    /// ``firstSendBatchByteCount``, and shrinking back to it at the end, so that little is
-    /// left to prepare once the last batch is read); an interrupted send leaves the other
+    /// ``firstSendBatchByteCount``, and shrinking back to it at the end, each batch at most half
+    /// as much again as the next, so that little is left to prepare once the last batch is
+    /// read, and each is prepared while the next is read); an interrupted send leaves the other
     /// side valid and the next send completes it.
     ///
     /// - Parameters:

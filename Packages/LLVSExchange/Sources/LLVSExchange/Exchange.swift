@@ -54,7 +54,9 @@ public protocol Exchange: AnyObject, Sendable {
 
     /// The most bytes of value data the first batch of ``send(upTo:progress:)`` carries;
     /// each next batch may carry twice the one before, up to ``sendBatchByteCount``, and the
-    /// last batches shrink back the same way, the last carrying at most this many. A send
+    /// last batches shrink back to it, each carrying at most half as much again as the one
+    /// after it and the last at most this many (a short send takes from both ends by turns,
+    /// so its first and last batches are small too). A send
     /// prepares a batch only once it is read, so an exchange that works on its batches (an
     /// encrypted exchange seals them) starts with a small one and its work begins at once,
     /// and ends with a small one, so little work is left once everything is read.
