@@ -23,17 +23,24 @@ import Testing
         try Store(rootDirectoryURL: root.url.appendingPathComponent("store-\(UUID().uuidString)"))
     }
 
+    /// A new store holding `count` versions in a chain, each inserting one value of
+    /// `valueByteCount` zero bytes, and the last version's identifier.
+    func makeChain(of count: Int, valueByteCount: Int) throws -> (store: Store, tip: Version.ID?) {
+        let store = try makeStore()
+        var tip: Version.ID?
+        for step in 0..<count {
+            tip = try store.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: valueByteCount))]).id
+        }
+        return (store, tip)
+    }
+
     /// A send seals batches of at most ``EncryptedExchange/sealingBatchByteCount`` bytes of
     /// value data (each sealed while the next is read); a retrieve fetches and opens batches
     /// as large as the transport takes, and adds batches growing from
     /// ``EncryptedExchange/firstSealingBatchByteCount`` to them (each decoded while the one
     /// before is added).
     @Test func sendsSealSmallBatchesAndRetrievesTakeTheTransportsBatches() async throws {
-        let sender = try makeStore(), receiver = try makeStore()
-        var tip: Version.ID?
-        for step in 0..<12 {
-            tip = try sender.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 100_000))]).id
-        }
+        let (sender, tip) = try makeChain(of: 12, valueByteCount: 100_000), receiver = try makeStore()
         let space = MemoryExchangeSpace()
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         let carriers = FaultyExchange(MemoryExchange(space: space, store: sender))
@@ -61,11 +68,7 @@ import Testing
     /// 1,000, each fetched while the group before is opened; everything still arrives, in
     /// order, and is added.
     @Test func aListingFetchesBlobsInGrowingGroups() async throws {
-        let sender = try makeStore(), receiver = try makeStore()
-        var tip: Version.ID?
-        for step in 0..<300 {
-            tip = try sender.makeVersion(basedOnPredecessor: tip, inserting: [Value(idString: "v\(step)", data: Data(count: 10))]).id
-        }
+        let (sender, tip) = try makeChain(of: 300, valueByteCount: 10), receiver = try makeStore()
         let space = MemoryExchangeSpace()
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         #expect(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: sender), keys: keys).send().count == 300)

@@ -118,9 +118,8 @@ extension Exchange {
     /// end). With `first` (below `byteLimit`), the runs grow: the first is within `first`
     /// bytes and each next one within twice the one before, up to `byteLimit`; with `last`,
     /// they shrink towards the end, the last within `last` bytes and each one before it within
-    /// half as much again as the one after it. When there are too few
-    /// items for both to reach `byteLimit`, the two ends take runs by turns, the smaller limit
-    /// first, so both stay small. A pipeline that works on one run while it reads the next
+    /// half as much again as the one after it. The two ends take runs by turns, the smaller
+    /// limit first, so with few items both still stay small. A pipeline that works on one run while it reads the next
     /// (``send(upTo:progress:)``) then waits little for its first run, little after it has
     /// read its last, and little between: while the runs shrink, each is about as much work
     /// as reading the next one.

@@ -163,6 +163,12 @@ import Testing
                                   sendBatchBytesPerVersion: .max)
         #expect(try await huge.send().count == 3)
         #expect(huge.sentBatches.map(\.count) == [1, 1, 1])
+        // A negative count (an exchange's mistake) counts as none: batches of value data alone.
+        let (_, d) = try chainOfHundredByteVersions(12)
+        let negative = FaultyExchange(MemoryExchange(space: MemoryExchangeSpace(), store: d), maximumBatchByteCount: 5_000, sendBatchByteCount: 1_000,
+                                      sendBatchBytesPerVersion: -400)
+        #expect(try await negative.send().count == 12)
+        #expect(negative.sentBatches.map(\.count) == [6, 6])
     }
 
     /// A retrieve's batches grow from the first retrieve batch size, doubling, to the
