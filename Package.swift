@@ -173,8 +173,7 @@ struct Module {
         case .macro:
             return .macro(name: name, dependencies: dependencies, path: path, exclude: exclude)
         case .test, .rootTest:
-            return .testTarget(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources,
-                               swiftSettings: testIndexStore.map { [.unsafeFlags(["-index-store-path", $0])] })
+            return .testTarget(name: name, dependencies: dependencies, path: path, exclude: exclude, resources: resources)
         }
     }
 
@@ -187,12 +186,6 @@ struct Module {
         }
     }
 }
-
-/// Where test targets alone index while building, from `LLVS_TEST_INDEX_STORE`: CI builds with
-/// `--disable-index-store` and this set to the build's `index/store` (Scripts/test). On Linux,
-/// SwiftPM's test discovery reads the index of the test targets only; indexing the other
-/// targets (BoringSSL's 765 C files among them) was about a tenth of a clean build.
-let testIndexStore = Context.environment["LLVS_TEST_INDEX_STORE"]
 
 /// Every module, lower packages first (CONTRIBUTING.md, "Layout and the dependency rule").
 let modules: [Module] = [
