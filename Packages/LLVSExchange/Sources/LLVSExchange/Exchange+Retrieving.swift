@@ -6,16 +6,21 @@ import LLVSStore
 extension Exchange {
     /// Retrieves the versions the other side has and the store lacks, and adds them.
     ///
-    /// The listing continues from the remembered cursor. Versions are added in an order
-    /// where every predecessor comes first, whatever order the other side lists them in;
-    /// their changes are fetched in batches of at most ``maximumBatchByteCount`` bytes of
-    /// value data (growing from ``firstRetrieveBatchByteCount``), each batch's while the one
-    /// before is added, and each batch is added with one `Store.addVersions` call (one
-    /// durable write on the file backend). The cursor is remembered only once everything
-    /// listed has been added, so an interrupted retrieve is simply completed by the next one
-    /// (versions added already are skipped).
+    /// The listing continues from the remembered cursor, and comes in parts
+    /// (``retrieveVersionIdentifiers(after:inParts:)``; one part unless the exchange names
+    /// versions while they are added). Versions are added in an order where every
+    /// predecessor comes first, whatever order or part the other side lists them in; each
+    /// part's versions are added as soon as their predecessors are, their changes fetched in
+    /// batches of at most ``maximumBatchByteCount`` bytes of value data (the first batches
+    /// growing from ``firstRetrieveBatchByteCount``), each batch's while the one before
+    /// is added, and each batch is added with one `Store.addVersions` call (one durable write
+    /// on the file backend). The cursor is remembered only once everything listed has been
+    /// added, so an interrupted retrieve is simply completed by the next one (versions added
+    /// already are skipped).
     ///
-    /// - Parameter progress: Called after each batch (and once before the first).
+    /// - Parameter progress: Called after each batch, and before the first batch of the first
+    ///   part and of each later part that brings versions to add; its totals grow as parts
+    ///   arrive.
     /// - Returns: The identifiers of the versions added, predecessors first.
     /// - Throws: ``ExchangeError/missingPredecessors(_:)`` after adding everything else when
     ///   some versions' predecessors are nowhere; the parts' errors; the store's errors.
@@ -23,25 +28,41 @@ extension Exchange {
     public func retrieve(progress: ExchangeProgressHandler? = nil) async throws -> [Version.ID] {
         let state = ExchangeState(restorationState: restorationState)
         try await prepareToRetrieve()
-        let page = try await retrieveVersionIdentifiers(after: state.cursor)
-
-        var missing: [Version.ID] = []
+        var plan = AdditionPlan()
         var seen: Set<Version.ID> = []
-        for id in page.versionIds where seen.insert(id).inserted && !store.historyIncludesVersions(identifiedBy: [id]) {
-            missing.append(id)
-        }
-        let versions = try await retrieveVersionsInBatches(missing)
-        let plan = try AdditionPlan(versions: versions, store: store)
-
-        var report = ExchangeProgress(direction: .retrieve, completedVersionCount: 0, totalVersionCount: plan.ordered.count,
-                                      completedByteCount: 0, totalByteCount: Self.estimatedBytes(plan.ordered))
-        progress?(report)
         var added: [Version.ID] = []
-        let batches = Self.batches(of: plan.ordered, byteLimit: maximumBatchByteCount, growingFrom: firstRetrieveBatchByteCount,
-                                   bytes: Self.estimatedBytes)
-        // A pipeline of two: while batch k is added to the store, the changes of batch k + 1
-        // are fetched (read, downloaded, opened). Batches are still added one at a time, in
-        // order, and a failed fetch stops the retrieve after the batch before it is added.
+        var report = ExchangeProgress(direction: .retrieve, completedVersionCount: 0, totalVersionCount: 0,
+                                      completedByteCount: 0, totalByteCount: 0)
+        var isFirstPart = true
+        var firstBatchByteCount: Int? = firstRetrieveBatchByteCount
+        let page = try await retrieveVersionIdentifiers(after: state.cursor) { (part) in
+            var missing: [Version.ID] = []
+            for id in part where seen.insert(id).inserted && !store.historyIncludesVersions(identifiedBy: [id]) {
+                missing.append(id)
+            }
+            let ready = plan.place(try await retrieveVersionsInBatches(missing), store: store)
+            defer { isFirstPart = false }
+            guard !ready.isEmpty || isFirstPart else { return }
+            report.totalVersionCount += ready.count
+            report.totalByteCount = Self.saturatingSum(report.totalByteCount, Self.estimatedBytes(ready))
+            progress?(report)
+            let batches = Self.batches(of: ready, byteLimit: maximumBatchByteCount, growingFrom: firstBatchByteCount, bytes: Self.estimatedBytes)
+            if !ready.isEmpty { firstBatchByteCount = nil }
+            try await add(batches, reporting: &report, progress: progress, added: &added)
+        }
+
+        let blocked = plan.blocked
+        guard blocked.isEmpty else { throw ExchangeError.missingPredecessors(blocked) }
+        let listedHere = seen.filter { store.historyIncludesVersions(identifiedBy: [$0]) }
+        try rememberRemoteVersions(listedHere, forgetting: page.isCompleteListing ? state.remoteHeads : nil, cursor: .some(page.cursor))
+        return added
+    }
+
+    /// Adds `batches` in order, each with one `Store.addVersions` call, fetching the changes
+    /// of each while the one before is added (a pipeline of two: a failed fetch stops after
+    /// the batch before it is added), and reports after each.
+    private func add(_ batches: [[Version]], reporting report: inout ExchangeProgress, progress: ExchangeProgressHandler?,
+                     added: inout [Version.ID]) async throws {
         var fetched = batches.isEmpty ? nil : try await additions(of: batches[0])
         for index in batches.indices {
             guard let additions = fetched else { break }
@@ -55,11 +76,6 @@ extension Exchange {
             progress?(report)
             fetched = try await next
         }
-
-        guard plan.blocked.isEmpty else { throw ExchangeError.missingPredecessors(plan.blocked) }
-        let listedHere = seen.filter { store.historyIncludesVersions(identifiedBy: [$0]) }
-        try rememberRemoteVersions(listedHere, forgetting: page.isCompleteListing ? state.remoteHeads : nil, cursor: .some(page.cursor))
-        return added
     }
 
     /// `batch` with each version's changes, fetched in one call.
@@ -228,38 +244,53 @@ extension Exchange {
     }
 }
 
-/// The order in which retrieved versions are added: each after its predecessors, which
-/// are in the store or among the retrieved versions. Versions that cannot be placed
-/// (a predecessor is nowhere, or depends on such a version) are `blocked`.
+/// The order in which retrieved versions are added, planned as they arrive (in parts): each
+/// after its predecessors, which are in the store or among the versions retrieved. A
+/// version waits until its predecessors are placed, whichever part brings them; what still
+/// waits once every part has arrived is ``blocked``.
 struct AdditionPlan {
-    var ordered: [Version] = []
-    var blocked: [Version.ID: [Version.ID]] = [:]
+    /// The versions received and not placed yet, by identifier.
+    private var waiting: [Version.ID: Version] = [:]
+    /// How many predecessors each waiting version still waits for.
+    private var waitingCount: [Version.ID: Int] = [:]
+    /// The waiting versions that wait for each identifier.
+    private var dependents: [Version.ID: [Version.ID]] = [:]
+    /// The versions placed so far: they are added before any version placed later.
+    private var placed: Set<Version.ID> = []
 
-    init(versions: [Version], store: Store) throws {
-        let byId = Dictionary(versions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var waitingCount: [Version.ID: Int] = [:]
-        var dependents: [Version.ID: [Version.ID]] = [:]
-        var ready: [Version.ID] = []
-        for version in byId.values.sorted(by: { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }) {
-            var waiting = 0
-            for predecessor in version.predecessorIds where !store.historyIncludesVersions(identifiedBy: [predecessor]) {
-                if byId[predecessor] != nil {
-                    waiting += 1
-                    dependents[predecessor, default: []].append(version.id)
-                } else {
-                    blocked[version.id, default: []].append(predecessor)
-                }
-            }
-            if blocked[version.id] != nil { continue }
-            if waiting == 0 { ready.append(version.id) } else { waitingCount[version.id] = waiting }
+    /// Receives `versions` and returns those that can now be added, each after its
+    /// predecessors: the new versions whose predecessors are in the store or placed, and the
+    /// waiting ones whose last missing predecessor is among them. Ties go by timestamp, then
+    /// identifier; a version received twice counts once.
+    ///
+    /// - Complexity: O(*n* log *n* + *p*) for *n* versions with *p* predecessors in all.
+    mutating func place(_ versions: [Version], store: Store) -> [Version] {
+        var received: [Version] = []
+        received.reserveCapacity(versions.count)
+        for version in versions where !placed.contains(version.id) && waiting[version.id] == nil {
+            waiting[version.id] = version
+            received.append(version)
         }
-        // Kahn's algorithm over the retrieved versions.
+        var ready: [Version.ID] = []
+        for version in received.sorted(by: { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }) {
+            var count = 0
+            for predecessor in version.predecessorIds
+            where !placed.contains(predecessor) && !store.historyIncludesVersions(identifiedBy: [predecessor]) {
+                count += 1
+                dependents[predecessor, default: []].append(version.id)
+            }
+            if count == 0 { ready.append(version.id) } else { waitingCount[version.id] = count }
+        }
+        // Kahn's algorithm, carried on from part to part.
+        var ordered: [Version] = []
         var index = 0
         while index < ready.count {
             let id = ready[index]
             index += 1
-            if let version = byId[id] { ordered.append(version) }
-            for dependent in dependents[id] ?? [] {
+            guard let version = waiting.removeValue(forKey: id) else { continue }
+            placed.insert(id)
+            ordered.append(version)
+            for dependent in dependents.removeValue(forKey: id) ?? [] {
                 guard let count = waitingCount[dependent] else { continue }
                 if count == 1 {
                     waitingCount[dependent] = nil
@@ -269,11 +300,20 @@ struct AdditionPlan {
                 }
             }
         }
-        // Whatever still waits depends on a blocked version (or on a cycle, which the
-        // history would reject anyway).
-        for id in waitingCount.keys {
-            let unplaced = byId[id]?.predecessorIds.filter { waitingCount[$0] != nil || blocked[$0] != nil } ?? []
-            blocked[id] = unplaced
+        return ordered
+    }
+
+    /// The versions that could not be placed, each with what it waits for: the predecessors
+    /// that are nowhere (neither in the store nor received), or else the waiting ones it
+    /// depends on (or a cycle among them, which the history would reject anyway).
+    var blocked: [Version.ID: [Version.ID]] {
+        var blocked: [Version.ID: [Version.ID]] = [:]
+        for (id, version) in waiting {
+            // A version waits for a predecessor exactly while it is among the predecessor's dependents.
+            let unplaced = version.predecessorIds.filter { dependents[$0]?.contains(id) == true }
+            let nowhere = unplaced.filter { waiting[$0] == nil }
+            blocked[id] = nowhere.isEmpty ? unplaced : nowhere
         }
+        return blocked
     }
 }

@@ -114,6 +114,19 @@ public protocol Exchange: AnyObject, Sendable {
     /// - Throws: An ``ExchangeError`` or the transport's error.
     func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage
 
+    /// Lists what ``retrieveVersionIdentifiers(after:)`` lists, handing the identifiers to
+    /// `body` in parts as they become known, the next part only once `body` has returned
+    /// from the one before, and returns the whole page. ``retrieve(progress:)`` lists this
+    /// way and adds each part's versions in `body`. An exchange that must work on what it
+    /// lists before it can name the versions (an encrypted exchange opens each blob) hands
+    /// over each part once it is named and names the next one meanwhile, so that work
+    /// overlaps the adding. By default, one part: the whole page.
+    ///
+    /// - Throws: What ``retrieveVersionIdentifiers(after:)`` throws, after the parts before
+    ///   the failing one were handed over; what `body` throws, at once.
+    func retrieveVersionIdentifiers(after cursor: ExchangeCursor?,
+                                    inParts body: ([Version.ID]) async throws -> Void) async throws -> VersionIdentifierPage
+
     /// The versions with these identifiers (in any order).
     ///
     /// - Throws: ``ExchangeError/missingVersion(_:)`` or a malformed-data error naming what
@@ -221,6 +234,17 @@ extension Exchange {
     /// - Throws: What ``retrieveAllVersionIdentifiers()`` throws.
     public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?) async throws -> VersionIdentifierPage {
         VersionIdentifierPage(versionIds: try await retrieveAllVersionIdentifiers(), cursor: nil, isCompleteListing: true)
+    }
+
+    /// One part: the page ``retrieveVersionIdentifiers(after:)`` lists, handed to `body`
+    /// whole.
+    ///
+    /// - Throws: What ``retrieveVersionIdentifiers(after:)`` and `body` throw.
+    public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?,
+                                           inParts body: ([Version.ID]) async throws -> Void) async throws -> VersionIdentifierPage {
+        let page = try await retrieveVersionIdentifiers(after: cursor)
+        try await body(page.versionIds)
+        return page
     }
 }
 

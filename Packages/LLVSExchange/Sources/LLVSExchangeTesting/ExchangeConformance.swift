@@ -145,6 +145,12 @@ public struct ExchangeConformance: Sendable {
         // Listings and returned versions in reverse order.
         #expect(try await FaultyExchange(try await location(b), reverseListing: true).retrieve().count == a.versionCount)
         try Self.expectSame(a, b)
+        // And handed to the retrieve one identifier a part, each version's predecessors in
+        // parts after its own.
+        let c = try stores.make()
+        let parted = FaultyExchange(try await location(c), reverseListing: true, listingPartCount: 1)
+        #expect(try await parted.retrieve().count == a.versionCount)
+        try Self.expectSame(a, c)
     }
 
     private func keepsConcurrentSenders(_ location: ExchangeMaker, _ stores: Stores) async throws {
@@ -444,14 +450,18 @@ public struct InjectedFault: Error, Equatable, CustomStringConvertible {
 }
 
 /// An exchange in front of another that sends and retrieves a version per batch (or as
-/// told), can list and return versions in reverse order, and can fail the n-th call of a
-/// part (a dropped connection, a killed transfer). The sync algorithm is the real one; its
+/// told), can list and return versions in reverse order and hand a listing to a retrieve in
+/// small parts, and can fail the n-th call of a part (a dropped connection, a killed
+/// transfer). The sync algorithm is the real one; its
 /// restoration state is the inner exchange's.
 public final class FaultyExchange: ForwardingExchange {
     /// The exchange in front of which this one stands.
     public let inner: any Exchange
     /// Whether listings and returned versions are reversed.
     public let reverseListing: Bool
+    /// How many identifiers each part of a listing holds at most
+    /// (`Exchange.retrieveVersionIdentifiers(after:inParts:)`); nil for one part.
+    public let listingPartCount: Int?
     /// The part and call number that fail, if any.
     public let failingCall: (name: String, number: Int)?
     /// See `Exchange.maximumBatchByteCount`.
@@ -470,12 +480,14 @@ public final class FaultyExchange: ForwardingExchange {
 
     /// Stands in front of `inner`, with `inner`'s batch sizes unless given (a maximum given
     /// alone is the send batch size too, and a send batch size the first one's; a first
-    /// retrieve batch size or bytes per version not given are `inner`'s).
-    public init(_ inner: any Exchange, reverseListing: Bool = false, failing failingCall: (String, Int)? = nil, maximumBatchByteCount: Int? = nil,
-                sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil, firstRetrieveBatchByteCount: Int? = nil,
-                sendBatchBytesPerVersion: Int? = nil) {
+    /// retrieve batch size or bytes per version not given are `inner`'s), listing in parts of
+    /// at most `listingPartCount` identifiers (at least 1) when given.
+    public init(_ inner: any Exchange, reverseListing: Bool = false, listingPartCount: Int? = nil, failing failingCall: (String, Int)? = nil,
+                maximumBatchByteCount: Int? = nil, sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil,
+                firstRetrieveBatchByteCount: Int? = nil, sendBatchBytesPerVersion: Int? = nil) {
         self.inner = inner
         self.reverseListing = reverseListing
+        self.listingPartCount = listingPartCount.map { max(1, $0) }
         self.failingCall = failingCall
         self.maximumBatchByteCount = maximumBatchByteCount ?? inner.maximumBatchByteCount
         self.sendBatchByteCount = sendBatchByteCount ?? maximumBatchByteCount ?? inner.sendBatchByteCount
@@ -531,6 +543,31 @@ public final class FaultyExchange: ForwardingExchange {
         try count("retrieveVersionIdentifiers")
         var page = try await inner.retrieveVersionIdentifiers(after: cursor)
         if reverseListing { page.versionIds.reverse() }
+        return page
+    }
+
+    /// Lists as ``retrieveVersionIdentifiers(after:)`` does (counted as one call of it), in
+    /// parts of at most ``listingPartCount`` identifiers; when nil, in the inner exchange's
+    /// parts (each reversed when listings are).
+    ///
+    /// - Throws: The inner exchange's error, ``InjectedFault``, or what `body` throws.
+    public func retrieveVersionIdentifiers(after cursor: ExchangeCursor?,
+                                           inParts body: ([Version.ID]) async throws -> Void) async throws -> VersionIdentifierPage {
+        guard let partCount = listingPartCount else {
+            try count("retrieveVersionIdentifiers")
+            var page = try await inner.retrieveVersionIdentifiers(after: cursor) { part in
+                try await body(reverseListing ? part.reversed() : part)
+            }
+            if reverseListing { page.versionIds.reverse() }
+            return page
+        }
+        let page = try await retrieveVersionIdentifiers(after: cursor)
+        var start = 0
+        repeat {
+            let end = min(page.versionIds.count, start + partCount)
+            try await body(Array(page.versionIds[start..<end]))
+            start = end
+        } while start < page.versionIds.count
         return page
     }
 

@@ -16,7 +16,8 @@ import Testing
 @Suite struct ExchangePropertyTests {
     /// Steps: (replica, action, key, fault): action 0–3 saves on the head, 4 saves on an
     /// older version (a branch), 5–6 syncs, 7 merges the heads; fault 0–2 fails that sync's
-    /// n-th `send` or `retrieveValueChanges` call, 3–5 none; odd faults reverse the listing.
+    /// n-th `send` or `retrieveValueChanges` call, 3–5 none; odd faults reverse the listing;
+    /// a sync's key 1–3 hands the listing to the retrieve in parts of that many identifiers.
     static let steps = zip(Gen.int(in: 0...2), Gen.int(in: 0...7), Gen.int(in: 0...3), Gen.int(in: 0...5)).array(of: 1...25)
 
     /// `LLVS_PROPERTY_CASES` lowers the counts (the thread-sanitizer run of `Scripts/test --extended`).
@@ -86,7 +87,8 @@ import Testing
                 try store.makeVersion(basedOnPredecessor: base, updating: [Value(idString: "k\(key)", data: Data("\(replica)-\(counter)".utf8))])
             case 5, 6:
                 let failing: (String, Int)? = fault < 3 ? (action == 5 ? "send" : "retrieveValueChanges", fault + 1) : nil
-                let transport = FaultyExchange(exchanges[replica], reverseListing: fault % 2 == 1, failing: failing, maximumBatchByteCount: 1)
+                let transport = FaultyExchange(exchanges[replica], reverseListing: fault % 2 == 1, listingPartCount: key == 0 ? nil : key,
+                                               failing: failing, maximumBatchByteCount: 1)
                 do {
                     try await transport.retrieve()
                     try await transport.send()

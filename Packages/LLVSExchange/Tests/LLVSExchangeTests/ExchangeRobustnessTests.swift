@@ -47,6 +47,43 @@ import Testing
         #expect(report.totalByteCount == .max && report.completedByteCount == .max)
     }
 
+    /// A listing handed to the retrieve in parts (one identifier each, in listing order or
+    /// reversed, so predecessors often come in later parts) adds what a single part adds:
+    /// every version that can be placed, predecessors first, and the same
+    /// `missingPredecessors` report for a version whose predecessor is nowhere and for the
+    /// version that depends on it.
+    @Test(arguments: [nil, 1, 2], [false, true])
+    func aListingInPartsAddsWhatOnePartAdds(partCount: Int?, reversed: Bool) async throws {
+        let space = MemoryExchangeSpace()
+        let source = try Store(rootDirectoryURL: try TemporaryDirectory().url, storage: MemoryStorage())
+        func version(_ id: String, _ predecessors: [String], _ timestamp: Double) -> VersionChanges {
+            let predecessors = predecessors.isEmpty ? nil
+                : Version.Predecessors(idOfFirst: Version.ID(predecessors[0]), idOfSecond: predecessors.count > 1 ? Version.ID(predecessors[1]) : nil)
+            return (Version(id: Version.ID(id), predecessors: predecessors, timestamp: timestamp), [.insert(Value(idString: id, data: Data(id.utf8)))])
+        }
+        // root ← a ← b, root ← c; b + c ← merge; "orphan" waits for "absent", "late" for "orphan".
+        let sent = [version("root", [], 1), version("a", ["root"], 2), version("b", ["a"], 3), version("c", ["root"], 4),
+                    version("merge", ["b", "c"], 5), version("orphan", ["absent"], 6), version("late", ["orphan"], 7)]
+        try await MemoryExchange(space: space, store: source).send(versionChanges: sent)
+        let target = try Store(rootDirectoryURL: try TemporaryDirectory().url, storage: MemoryStorage())
+        let exchange = FaultyExchange(MemoryExchange(space: space, store: target), reverseListing: reversed, listingPartCount: partCount)
+        let reports = Locked<[ExchangeProgress]>([])
+        await #expect(throws: ExchangeError.missingPredecessors(["orphan": ["absent"], "late": ["orphan"]])) {
+            try await exchange.retrieve { report in reports.withLock { $0.append(report) } }
+        }
+        let added = target.queryHistory { $0.versionIdentifiers(addedAt: 0..<$0.count) }
+        #expect(Set(added) == ["root", "a", "b", "c", "merge"])
+        for id in added {
+            let index = try #require(added.firstIndex(of: id))
+            for predecessor in target.version(identifiedBy: id)?.predecessorIds ?? [] {
+                #expect(added.firstIndex(of: predecessor).map { $0 < index } == true, "\(predecessor) added after \(id)")
+            }
+        }
+        let last = try #require(reports.withLock { $0.last })
+        #expect(last.completedVersionCount == 5 && last.totalVersionCount == 5)
+        #expect(exchange.restorationState == nil, "the cursor moved past versions that were not added")
+    }
+
     @Test func aLoggedVersionIsNeverReplaced() async throws {
         let shared = try makeSharedDirectory(.versionFiles)
         let source = try Replica("source")
