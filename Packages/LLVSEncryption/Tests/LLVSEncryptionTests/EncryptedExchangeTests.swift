@@ -36,9 +36,8 @@ import Testing
 
     /// A send seals batches of at most ``EncryptedExchange/sealingBatchByteCount`` bytes of
     /// value data (each sealed while the next is read); a retrieve fetches and opens batches
-    /// as large as the transport takes, and adds batches growing from
-    /// ``EncryptedExchange/firstSealingBatchByteCount`` to them (each decoded while the one
-    /// before is added).
+    /// as large as the transport takes, and adds them as large too (their changes are made
+    /// while the group of blobs before them is added).
     @Test func sendsSealSmallBatchesAndRetrievesTakeTheTransportsBatches() async throws {
         let (sender, tip) = try makeChain(of: 12, valueByteCount: 100_000), receiver = try makeStore()
         let space = MemoryExchangeSpace()
@@ -47,7 +46,7 @@ import Testing
         let exchange = EncryptedExchange(sealing: carriers, keys: keys)
         #expect(exchange.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
         #expect(exchange.firstSendBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
-        #expect(exchange.firstRetrieveBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
+        #expect(exchange.firstRetrieveBatchByteCount == exchange.maximumBatchByteCount)
         #expect(exchange.maximumBatchByteCount == carriers.maximumBatchByteCount)
         #expect(try await exchange.send().count == 12)
         // 100 kB versions, the two ends taking turns (the smaller limit first): the first
@@ -58,23 +57,24 @@ import Testing
         let adding = FaultyExchange(EncryptedExchange(sealing: fetching, keys: keys))
         #expect(try await adding.retrieve().count == 12)
         #expect(fetching.callCount("retrieveValueChanges") == 1, "1.2 MB of blobs fit one batch of 5 MB")
-        // 100 kB versions: one each within 64 and 128 KiB, two within 256, then the eight
-        // left (within twice 512 KiB) in two equal batches within 512 KiB.
-        #expect(adding.retrievedBatches.map(\.count) == [1, 1, 2, 4, 4])
+        // One group of blobs (fewer than 64), one batch of 1.2 MB.
+        #expect(adding.retrievedBatches.map(\.count) == [12])
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
     }
 
-    /// A listing fetches the blobs in groups of 64 names, then twice as many each time up to
-    /// 1,000, each fetched while the group before is opened; everything still arrives, in
-    /// order, and is added.
+    /// A listing fetches the blobs in groups of 64 names, then 256, then 1,000, each fetched
+    /// while the group before is opened and opened while the group before it is added;
+    /// everything still arrives, in order, and is added, a group at a time.
     @Test func aListingFetchesBlobsInGrowingGroups() async throws {
         let (sender, tip) = try makeChain(of: 300, valueByteCount: 10), receiver = try makeStore()
         let space = MemoryExchangeSpace()
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         #expect(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: sender), keys: keys).send().count == 300)
         let fetching = FaultyExchange(MemoryExchange(space: space, store: receiver))
-        #expect(try await EncryptedExchange(sealing: fetching, keys: keys).retrieve().count == 300)
-        #expect(fetching.retrievedBatches.map(\.count) == [64, 128, 108])
+        let adding = FaultyExchange(EncryptedExchange(sealing: fetching, keys: keys))
+        #expect(try await adding.retrieve().count == 300)
+        #expect(fetching.retrievedBatches.map(\.count) == [64, 236])
+        #expect(adding.retrievedBatches.map(\.count) == [64, 236])
         #expect(try receiver.valueReferences(at: #require(tip)).count == 300)
     }
 
@@ -162,6 +162,43 @@ import Testing
         await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
         #expect(receiver.queryHistory { $0.allVersionIdentifiers }.isEmpty, "something of a refused retrieve was added")
         #expect(exchange.restorationState == nil, "the cursor moved past a refused blob")
+    }
+
+    /// A retrieve adds the blobs it opens group by group (64 names, then 256, then 1,000): a
+    /// blob refused in a later group stops it with a typed error, with nothing of that group
+    /// added and the groups before it (every blob of them opened and checked) kept; the
+    /// cursor stays, so the next retrieve lists the refused blob again.
+    @Test(arguments: Carriers.allCases)
+    func aBlobRefusedInALaterGroupLeavesNothingOfItsGroupAdded(carriers: Carriers) async throws {
+        let (sender, _) = try makeChain(of: 100, valueByteCount: 10), receiver = try makeStore()
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let honest = MemoryExchangeSpace()
+        try await EncryptedExchange(sealing: MemoryExchange(space: honest, store: sender), keys: keys).send()
+        let reader = MemoryExchange(space: honest, store: try makeStore())
+        let names = try await reader.retrieveAllVersionIdentifiers()
+        let records = try await reader.retrieveVersions(identifiedBy: names)
+        let blobs = try await reader.retrieveValueChanges(forVersionsIdentifiedBy: names)
+        #expect(names.count == 100)
+        // A bit flipped in the blob of the 81st name listed: the second group (names 65–100).
+        let refused = names[80]
+        guard case .insert(let value)? = blobs[refused]?.first else { throw EncryptionError.notSealed(name: refused.rawValue, reason: "test") }
+        var damaged = value.data
+        damaged[damaged.count / 2] ^= 0x01
+        let forged = carriers.location(under: root.url)
+        try await forged(try makeStore()).send(versionChanges: records.map { record in
+            (record, record.id == refused ? [.insert(Value(id: EncryptedExchange.sealedValueId, data: damaged))] : (blobs[record.id] ?? []))
+        })
+
+        let exchange = EncryptedExchange(sealing: forged(receiver), keys: keys)
+        await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
+        let nameOf = Dictionary(uniqueKeysWithValues: sender.queryHistory { $0.allVersionIdentifiers }.map { (Version.ID(hex(keys.name(of: $0))), $0) })
+        let listed = try await forged(try makeStore()).retrieveAllVersionIdentifiers()
+        #expect(receiver.queryHistory { Set($0.allVersionIdentifiers) } == Set(listed.prefix(64).compactMap { nameOf[$0] }),
+                "the first group, and nothing of the second, is added")
+        #expect(exchange.restorationState == nil, "the cursor moved past a refused blob")
+        await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
+        // The honest blobs bring the rest.
+        #expect(try await EncryptedExchange(sealing: MemoryExchange(space: honest, store: receiver), keys: keys).retrieve().count == 36)
     }
 
     enum Tampering: String, CaseIterable, Sendable {
