@@ -106,7 +106,8 @@ import Testing
     }
 
     /// Blobs changed on the other side, a shared directory or memory: each is refused with
-    /// a typed error, and nothing from the retrieve is added. (The blind server's store runs
+    /// a typed error, and nothing from the retrieve is added (the corpus is fewer than 64
+    /// versions: one group of blobs). (The blind server's store runs
     /// a forged blob in `LLVSHTTPTests.BlindStoreTests`.)
     @Test(arguments: Tampering.allCases, Carriers.allCases)
     func aTamperedBlobIsRefusedAndNothingIsAdded(_ tampering: Tampering, carriers: Carriers) async throws {
