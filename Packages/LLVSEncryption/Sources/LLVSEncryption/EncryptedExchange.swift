@@ -118,8 +118,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
     }
 
     /// A version's changes as a listing keeps them for the call that takes them: made by the
-    /// listing of a retrieve (on every core, while the part before is added), checked only
-    /// by any other listing.
+    /// listing of a retrieve (while the group before is added), checked only by any other
+    /// listing.
     private enum HeldChanges {
         case checked(SealedVersion.CheckedChanges)
         case made([Value.Change], byteCount: Int)
@@ -319,8 +319,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
         return versions
     }
 
-    /// The changes of these versions, opened by a listing or fetched and opened now (made
-    /// on every core: a retrieve asks for a batch's changes while it adds the batch before).
+    /// The changes of these versions: made by a retrieve's listing while it opened them, made
+    /// now on every core when another listing only checked them, or fetched and opened now.
     /// Changes handed out are dropped from the exchange's memory.
     ///
     /// - Throws: `ExchangeError.missingValueChanges(_:)` for a version no listing named;
