@@ -117,25 +117,17 @@ import Testing
         let honest = MemoryExchangeSpace()
         try await EncryptedExchange(sealing: MemoryExchange(space: honest, store: sender), keys: keys).send()
 
-        // The carriers as the other side holds them.
-        let reader = MemoryExchange(space: honest, store: try makeStore())
-        let names = try await reader.retrieveAllVersionIdentifiers()
-        let records = try await reader.retrieveVersions(identifiedBy: names)
-        let blobs = try await reader.retrieveValueChanges(forVersionsIdentifiedBy: names)
-        func blob(_ name: Version.ID) throws -> Data {
-            guard case .insert(let value)? = blobs[name]?.first else { throw EncryptionError.notSealed(name: name.rawValue, reason: "test") }
-            return value.data
-        }
-        let (a, b) = (names[0], names[1])
+        let held = try await SealedCarriers(in: honest, readingWith: try makeStore())
+        let (a, b) = (held.names[0], held.names[1])
         var replaced: [Version.ID: Data] = [:]
         switch tampering {
         case .flippedBit:
-            var damaged = try blob(a)
+            var damaged = try held.blob(a)
             damaged[damaged.count / 2] ^= 0x10
             replaced[a] = damaged
         case .swappedBetweenNames:
-            replaced[a] = try blob(b)
-            replaced[b] = try blob(a)
+            replaced[a] = try held.blob(b)
+            replaced[b] = try held.blob(a)
         case .replayedFromAnotherStore:
             // The same version sealed for another store, put under this store's name.
             let other = try makeStore()
@@ -143,21 +135,14 @@ import Testing
             _ = try other.addVersion(version, storing: try sender.valueChanges(madeInVersionIdentifiedBy: version.id))
             let foreignSpace = MemoryExchangeSpace()
             try await EncryptedExchange(sealing: MemoryExchange(space: foreignSpace, store: other), keys: EncryptionKeys(storeKey: StoreEncryptionKey())).send()
-            let foreignReader = MemoryExchange(space: foreignSpace, store: try makeStore())
-            let foreignName = try #require(try await foreignReader.retrieveAllVersionIdentifiers().first)
-            guard case .insert(let value)? = try await foreignReader.retrieveValueChanges(forVersionsIdentifiedBy: [foreignName])[foreignName]?.first else {
-                Issue.record("no foreign blob")
-                return
-            }
+            let foreign = try await SealedCarriers(in: foreignSpace, readingWith: try makeStore())
             let name = Version.ID(hex(keys.name(of: version.id)))
-            replaced[name] = value.data
+            replaced[name] = try foreign.blob(try #require(foreign.names.first))
         case .truncated:
-            replaced[a] = try blob(a).dropLast(7)
+            replaced[a] = try held.blob(a).dropLast(7)
         }
         let forged = carriers.location(under: root.url)
-        try await forged(try makeStore()).send(versionChanges: records.map { record in
-            (record, replaced[record.id].map { [.insert(Value(id: EncryptedExchange.sealedValueId, data: $0))] } ?? (blobs[record.id] ?? []))
-        })
+        try await held.send(to: forged(try makeStore()), replacing: replaced)
 
         let exchange = EncryptedExchange(sealing: forged(receiver), keys: keys)
         await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
@@ -175,20 +160,14 @@ import Testing
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         let honest = MemoryExchangeSpace()
         try await EncryptedExchange(sealing: MemoryExchange(space: honest, store: sender), keys: keys).send()
-        let reader = MemoryExchange(space: honest, store: try makeStore())
-        let names = try await reader.retrieveAllVersionIdentifiers()
-        let records = try await reader.retrieveVersions(identifiedBy: names)
-        let blobs = try await reader.retrieveValueChanges(forVersionsIdentifiedBy: names)
-        #expect(names.count == 100)
+        let held = try await SealedCarriers(in: honest, readingWith: try makeStore())
+        #expect(held.names.count == 100)
         // A bit flipped in the blob of the 81st name listed: the second group (names 65–100).
-        let refused = names[80]
-        guard case .insert(let value)? = blobs[refused]?.first else { throw EncryptionError.notSealed(name: refused.rawValue, reason: "test") }
-        var damaged = value.data
+        let refused = held.names[80]
+        var damaged = try held.blob(refused)
         damaged[damaged.count / 2] ^= 0x01
         let forged = carriers.location(under: root.url)
-        try await forged(try makeStore()).send(versionChanges: records.map { record in
-            (record, record.id == refused ? [.insert(Value(id: EncryptedExchange.sealedValueId, data: damaged))] : (blobs[record.id] ?? []))
-        })
+        try await held.send(to: forged(try makeStore()), replacing: [refused: damaged])
 
         let exchange = EncryptedExchange(sealing: forged(receiver), keys: keys)
         await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
@@ -200,6 +179,35 @@ import Testing
         await #expect(throws: EncryptionError.self) { try await exchange.retrieve() }
         // The honest blobs bring the rest.
         #expect(try await EncryptedExchange(sealing: MemoryExchange(space: honest, store: receiver), keys: keys).retrieve().count == 36)
+    }
+
+    /// The carriers an honest send left in a memory space, as the other side holds them:
+    /// their names in the order listed, their records and their changes (each one blob).
+    struct SealedCarriers {
+        let names: [Version.ID]
+        let records: [Version]
+        let changes: [Version.ID: [Value.Change]]
+
+        /// Reads every carrier in `space` through an exchange for `store`.
+        init(in space: MemoryExchangeSpace, readingWith store: Store) async throws {
+            let reader = MemoryExchange(space: space, store: store)
+            names = try await reader.retrieveAllVersionIdentifiers()
+            records = try await reader.retrieveVersions(identifiedBy: names)
+            changes = try await reader.retrieveValueChanges(forVersionsIdentifiedBy: names)
+        }
+
+        /// The blob the carrier `name` holds.
+        func blob(_ name: Version.ID) throws -> Data {
+            guard case .insert(let value)? = changes[name]?.first else { throw EncryptionError.notSealed(name: name.rawValue, reason: "test") }
+            return value.data
+        }
+
+        /// Sends every carrier to `location` as it is, except those whose blobs `replaced` gives.
+        func send(to location: any Exchange, replacing replaced: [Version.ID: Data]) async throws {
+            try await location.send(versionChanges: records.map { record in
+                (record, replaced[record.id].map { [.insert(Value(id: EncryptedExchange.sealedValueId, data: $0))] } ?? (changes[record.id] ?? []))
+            })
+        }
     }
 
     enum Tampering: String, CaseIterable, Sendable {
