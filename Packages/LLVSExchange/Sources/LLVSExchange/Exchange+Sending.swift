@@ -7,12 +7,15 @@ extension Exchange {
     /// Sends the versions the other side lacks: the ancestry of `heads` (every head of the
     /// store when nil) minus what the other side is known to hold. The other side's list is
     /// first read from the remembered cursor, so versions others put there meanwhile are
-    /// not sent again. Versions go in topological order, in batches of at most
-    /// ``sendBatchByteCount`` bytes of value data, each version counted
-    /// ``sendBatchBytesPerVersion`` bytes more (growing to it from
-    /// ``firstSendBatchByteCount``, and shrinking back to it at the end, each batch at most half
-    /// as much again as the next, so that little is left to prepare once the last batch is
-    /// read, and each is prepared while the next is read); an interrupted send leaves the other
+    /// not sent again. Versions go in topological order, read and prepared
+    /// (``prepare(forSending:)``) in parts of at most ``sendBatchByteCount`` bytes of value
+    /// data, each version counted ``sendBatchBytesPerVersion`` bytes more (growing to it from
+    /// ``firstSendBatchByteCount``, and shrinking back to it at the end, each part at most half
+    /// as much again as the next, so that little is left to prepare once the last part is
+    /// read, and each is prepared while the next is read). Each part is a batch sent while the
+    /// next ones are prepared; for an exchange that ``prefersFewBatches``, consecutive parts
+    /// are joined into batches of up to ``maximumBatchByteCount`` bytes
+    /// (``PreparedBatch/init(joining:)``). An interrupted send leaves the other
     /// side valid and the next send completes it.
     ///
     /// - Parameters:
@@ -39,32 +42,65 @@ extension Exchange {
         var sent: [Version.ID] = []
         // Each version counts its value data and what preparing it costs beside that.
         let perVersion = Int64(max(0, sendBatchBytesPerVersion))
-        let batches = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount),
-                                   growingFrom: firstSendBatchByteCount, shrinkingTo: firstSendBatchByteCount) {
-            Self.saturatingSum(Self.estimatedBytes($0), perVersion)
-        }
-        // A pipeline of three: while batch k - 1 is sent (written, uploaded), batch k is
-        // prepared (sealed, say) and batch k + 1 read from the store. Batches still go one at
-        // a time and in order, so the other side never holds a version without its
-        // predecessors.
-        var read = try batches.first.map(shippable)
-        var prepared: (batch: [Version], prepared: PreparedBatch)?
-        for index in 0...batches.count {
-            let (toSend, toPrepare) = (prepared, read)
-            async let sending: Void = { if let toSend { try await send(prepared: toSend.prepared) } }()
-            async let preparing = toPrepare.map { try prepare(forSending: $0) }
-            read = index + 1 < batches.count ? try shippable(batches[index + 1]) : nil
-            prepared = try await preparing.map { (batches[index], $0) }
-            try await sending
-            guard let batch = toSend?.batch else { continue }
-            sent += batch.map(\.id)
-            report.completedVersionCount += batch.count
-            report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(batch))
-            progress?(report)
-            // Remember progress batch by batch, so an interrupted send resumes where it was.
-            try rememberRemoteVersions(batch.map(\.id))
+        func weight(_ version: Version) -> Int64 { Self.saturatingSum(Self.estimatedBytes(version), perVersion) }
+        let parts = Self.batches(of: toSend, byteLimit: min(sendBatchByteCount, maximumBatchByteCount),
+                                 growingFrom: firstSendBatchByteCount, shrinkingTo: firstSendBatchByteCount, bytes: weight)
+        // Which parts go together: each alone, or, for an exchange that prefers few batches,
+        // as many consecutive ones as fit its largest batch.
+        let lastParts = prefersFewBatches ? Self.lastPartsOfJoinedBatches(parts, byteLimit: maximumBatchByteCount, bytes: weight)
+            : Set(parts.indices)
+        // A pipeline of three: while batch k - 1 is sent (written, uploaded), the parts of batch
+        // k are prepared (sealed, say), each while the next is read from the store. Batches
+        // still go one at a time and in order, so the other side never holds a version
+        // without its predecessors.
+        try await withThrowingTaskGroup(of: [Version].self) { sending in
+            func sendingEnded() async throws {
+                guard let batch = try await sending.next() else { return }
+                sent += batch.map(\.id)
+                report.completedVersionCount += batch.count
+                report.completedByteCount = Self.saturatingSum(report.completedByteCount, Self.estimatedBytes(batch))
+                progress?(report)
+                // Remember progress batch by batch, so an interrupted send resumes where it was.
+                try rememberRemoteVersions(batch.map(\.id))
+            }
+            var read = try parts.first.map(shippable)
+            var preparedParts: [PreparedBatch] = []
+            var versions: [Version] = []
+            for index in parts.indices {
+                guard let toPrepare = read else { break }
+                async let preparing = prepare(forSending: toPrepare)
+                read = index + 1 < parts.count ? try shippable(parts[index + 1]) : nil
+                preparedParts.append(try await preparing)
+                versions += parts[index]
+                guard lastParts.contains(index) else { continue }
+                try await sendingEnded()
+                let batch = preparedParts.count == 1 ? preparedParts[0] : PreparedBatch(joining: preparedParts)
+                let batchVersions = versions
+                sending.addTask { try await self.send(prepared: batch); return batchVersions }
+                (preparedParts, versions) = ([], [])
+            }
+            try await sendingEnded()
         }
         return sent
+    }
+
+    /// The index of the last part of each batch that joins consecutive `parts` while they fit
+    /// `byteLimit` bytes together (a part alone when it does not).
+    ///
+    /// - Complexity: O(number of versions in `parts`).
+    static func lastPartsOfJoinedBatches(_ parts: [[Version]], byteLimit: Int, bytes: (Version) -> Int64) -> Set<Int> {
+        var lastParts = Set<Int>()
+        var joined: Int64 = 0
+        for (index, part) in parts.enumerated() {
+            let size = part.reduce(Int64(0)) { saturatingSum($0, bytes($1)) }
+            if index > 0, saturatingSum(joined, size) > Int64(max(1, byteLimit)) {
+                lastParts.insert(index - 1)
+                joined = 0
+            }
+            joined = saturatingSum(joined, size)
+        }
+        if !parts.isEmpty { lastParts.insert(parts.count - 1) }
+        return lastParts
     }
 
     /// `versions` as they are sent: without successors, each with the changes it made.

@@ -78,9 +78,9 @@ public protocol Exchange: AnyObject, Sendable {
     var sendBatchBytesPerVersion: Int { get }
 
     /// Whether each batch this exchange sends costs round trips to another machine (a
-    /// WebDAV folder: a dozen requests and more a batch), so that an exchange wrapping it
-    /// (an encrypted exchange) should hand it batches as large as ``maximumBatchByteCount``
-    /// rather than small ones that overlap the reading. False by default.
+    /// WebDAV folder: a dozen requests and more a batch): ``send(upTo:progress:)`` then joins
+    /// the parts it prepares into batches as large as ``maximumBatchByteCount``, and an
+    /// exchange wrapping it (an encrypted exchange) says so too. False by default.
     var prefersFewBatches: Bool { get }
 
     /// Whether ``retrieve(progress:)`` checks, before adding it, that each version presenting
@@ -159,24 +159,39 @@ public protocol Exchange: AnyObject, Sendable {
     /// - Throws: What the work throws; nothing of the batch is sent then.
     func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch
 
-    /// Sends a batch ``prepare(forSending:)`` made, as ``send(versionChanges:)`` sends its
-    /// versions (which it does by default).
+    /// Sends a batch ``prepare(forSending:)`` made, or several it made joined (for an exchange
+    /// that ``prefersFewBatches``: ``PreparedBatch/joinedWork``), as ``send(versionChanges:)`` sends
+    /// its versions (which it does by default).
     ///
     /// - Throws: What ``send(versionChanges:)`` throws.
     func send(prepared batch: PreparedBatch) async throws
 }
 
-/// A batch read for sending, with what ``Exchange/prepare(forSending:)`` made of it.
+/// A batch read for sending, with what ``Exchange/prepare(forSending:)`` made of it: in one
+/// part, or in several joined (an exchange that ``Exchange/prefersFewBatches`` gets the parts
+/// it prepared joined into one batch).
 public struct PreparedBatch: Sendable {
-    /// The versions with their changes, as read from the store.
+    /// The versions with their changes, as read from the store (every part's, in order).
     public let versionChanges: [VersionChanges]
-    /// What the exchange made of them for its ``Exchange/send(prepared:)`` (nil by default).
+    /// What the exchange made of them for its ``Exchange/send(prepared:)`` (nil by default,
+    /// and for joined parts: see ``joinedWork``).
     public let work: (any Sendable)?
+    /// The ``work`` of each batch this one joins (``init(joining:)``), in order; empty for a
+    /// batch prepared in one part.
+    public let joinedWork: [(any Sendable)?]
 
     /// A batch of `versionChanges` with `work` done on it.
     public init(versionChanges: [VersionChanges], work: (any Sendable)? = nil) {
         self.versionChanges = versionChanges
         self.work = work
+        self.joinedWork = []
+    }
+
+    /// One batch of `parts`' versions, in order, keeping each part's work.
+    public init(joining parts: [PreparedBatch]) {
+        self.versionChanges = parts.flatMap(\.versionChanges)
+        self.work = nil
+        self.joinedWork = parts.flatMap { $0.joinedWork.isEmpty ? [$0.work] : $0.joinedWork }
     }
 }
 

@@ -474,17 +474,20 @@ public final class FaultyExchange: ForwardingExchange {
     public let firstRetrieveBatchByteCount: Int
     /// See `Exchange.sendBatchBytesPerVersion`: `inner`'s, unless given.
     public let sendBatchBytesPerVersion: Int
+    /// See `Exchange.prefersFewBatches`: `inner`'s, unless given.
+    public let prefersFewBatches: Bool
     private let calls = Locked([String: Int]())
     private let sends = Locked((inFlight: 0, most: 0, batches: [[Version.ID]]()))
     private let retrieves = Locked([[Version.ID]]())
 
     /// Stands in front of `inner`, with `inner`'s batch sizes unless given (a maximum given
     /// alone is the send batch size too, and a send batch size the first one's; a first
-    /// retrieve batch size or bytes per version not given are `inner`'s), listing in parts of
-    /// at most `listingPartCount` identifiers (at least 1) when given.
+    /// retrieve batch size, bytes per version or preference for few batches not given are
+    /// `inner`'s), listing in parts of at most `listingPartCount` identifiers (at least 1)
+    /// when given.
     public init(_ inner: any Exchange, reverseListing: Bool = false, listingPartCount: Int? = nil, failing failingCall: (String, Int)? = nil,
                 maximumBatchByteCount: Int? = nil, sendBatchByteCount: Int? = nil, firstSendBatchByteCount: Int? = nil,
-                firstRetrieveBatchByteCount: Int? = nil, sendBatchBytesPerVersion: Int? = nil) {
+                firstRetrieveBatchByteCount: Int? = nil, sendBatchBytesPerVersion: Int? = nil, prefersFewBatches: Bool? = nil) {
         self.inner = inner
         self.reverseListing = reverseListing
         self.listingPartCount = listingPartCount.map { max(1, $0) }
@@ -495,6 +498,7 @@ public final class FaultyExchange: ForwardingExchange {
             ?? (sendBatchByteCount == nil && maximumBatchByteCount == nil ? inner.firstSendBatchByteCount : self.sendBatchByteCount)
         self.firstRetrieveBatchByteCount = firstRetrieveBatchByteCount ?? inner.firstRetrieveBatchByteCount
         self.sendBatchBytesPerVersion = sendBatchBytesPerVersion ?? inner.sendBatchBytesPerVersion
+        self.prefersFewBatches = prefersFewBatches ?? inner.prefersFewBatches
     }
 
     /// How many times the part `name` was called.

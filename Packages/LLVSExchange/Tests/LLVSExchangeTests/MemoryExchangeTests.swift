@@ -141,6 +141,30 @@ import Testing
         #expect(held.sentBatches.map(\.count) == Array(repeating: 2, count: 10))
     }
 
+    /// For an exchange that prefers few batches, a send still reads and prepares parts that
+    /// grow from the first size (each prepared while the next is read), and joins
+    /// consecutive parts into batches within the exchange's maximum, each part keeping its
+    /// own work, in order; every version goes once, in order.
+    @Test func aSendJoinsThePartsOfAnExchangeThatPrefersFewBatches() async throws {
+        let space = MemoryExchangeSpace()
+        let (_, a) = try chainOfHundredByteVersions(20), (_, b) = try memoryStore()
+        let probe = PartsProbe(MemoryExchange(space: space, store: a))
+        let joining = FaultyExchange(probe)
+        #expect(joining.prefersFewBatches && joining.maximumBatchByteCount == 600)
+        let sent = try await joining.send()
+        #expect(joining.callCount("prepare") == 12,
+                "1 and 2 versions growing (within 100 and 200 bytes), 2, 1 and 1 shrinking (225, 150, 100), the 13 between in 7 parts within 250")
+        #expect(probe.sentParts.withLock { $0 } == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]],
+                "consecutive parts joined while within 600 bytes")
+        #expect(joining.sentBatches.map(\.count) == [5, 6, 5, 4])
+        #expect(joining.mostSendsInFlight == 1)
+        #expect(Array(joining.sentBatches.joined()) == sent && sent.count == 20)
+        #expect(try await MemoryExchange(space: space, store: b).retrieve().count == 20)
+        // Joined batches flatten: a batch joining a joined batch and a part has three parts.
+        let part = PreparedBatch(versionChanges: [], work: 1)
+        #expect(PreparedBatch(joining: [PreparedBatch(joining: [part, part]), part]).joinedWork.count == 3)
+    }
+
     /// Each version of a send counts `sendBatchBytesPerVersion` bytes beside its value data:
     /// 100-byte versions counted 400 bytes more go two to a batch of 1,000 bytes. By default
     /// a version counts its value data alone, and the twelve go in two equal batches.
@@ -268,5 +292,37 @@ final class PipelineProbe: ForwardingExchange {
         }
         try await inner.send(versionChanges: batch.versionChanges)
         state.withLock { $0.events.append("sent \(number)") }
+    }
+}
+
+/// An exchange preferring few batches, with batches of at most 600 bytes read and prepared in
+/// parts growing from 100 to 250 bytes, each part's work its number; records the part
+/// numbers of each batch sent.
+final class PartsProbe: ForwardingExchange {
+    let inner: any Exchange
+    let prepared = Locked(0)
+    let sentParts = Locked([[Int]]())
+
+    init(_ inner: any Exchange) {
+        self.inner = inner
+    }
+
+    var maximumBatchByteCount: Int { 600 }
+    var sendBatchByteCount: Int { 250 }
+    var firstSendBatchByteCount: Int { 100 }
+    var prefersFewBatches: Bool { true }
+
+    func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
+        let number = prepared.withLock { count in
+            count += 1
+            return count - 1
+        }
+        return PreparedBatch(versionChanges: versionChanges, work: number)
+    }
+
+    func send(prepared batch: PreparedBatch) async throws {
+        let work = batch.joinedWork.isEmpty ? [batch.work] : batch.joinedWork
+        sentParts.withLock { $0.append(work.map { $0 as? Int ?? -1 }) }
+        try await inner.send(prepared: batch)
     }
 }
