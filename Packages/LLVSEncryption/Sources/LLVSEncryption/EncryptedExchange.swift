@@ -44,27 +44,22 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// The transport's batch limit: a blob is a version's data and a few bytes more.
     public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
 
-    /// At most ``sealingBatchByteCount``: a send seals one batch while the next is read. A
+    /// At most ``sealingBatchByteCount``: a send seals one part while the next is read. A
     /// transport that prefers few batches (a WebDAV folder, where each costs a dozen
-    /// requests and more) gets batches as large as it takes.
-    public var sendBatchByteCount: Int {
-        transport.prefersFewBatches ? transport.maximumBatchByteCount : min(transport.maximumBatchByteCount, Self.sealingBatchByteCount)
-    }
+    /// requests and more) gets the parts sealed joined into batches as large as it takes.
+    public var sendBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
 
-    /// A send's first batch: at most ``firstSealingBatchByteCount``, so sealing starts after
-    /// little reading; the batches after it double up to ``sendBatchByteCount``. Through a
-    /// transport that prefers few batches, the first is as large as the others.
-    public var firstSendBatchByteCount: Int {
-        transport.prefersFewBatches ? sendBatchByteCount : min(sendBatchByteCount, Self.firstSealingBatchByteCount)
-    }
+    /// A send's first part: at most ``firstSealingBatchByteCount``, so sealing starts after
+    /// little reading; the parts after it double up to ``sendBatchByteCount``.
+    public var firstSendBatchByteCount: Int { min(sendBatchByteCount, Self.firstSealingBatchByteCount) }
 
     /// ``maximumBatchByteCount``: a retrieve's batches come with their changes made already
     /// (``retrieveVersionIdentifiers(after:inParts:)`` makes them while the group before is
     /// added), and the first group it hands over is small.
     public var firstRetrieveBatchByteCount: Int { maximumBatchByteCount }
 
-    /// The most bytes of value data a send's first batch seals (64 KiB): while it is read,
-    /// nothing is sealed yet.
+    /// The most bytes of value data a send's first batch (or part) seals (64 KiB): while it
+    /// is read, nothing is sealed yet.
     public static let firstSealingBatchByteCount = 65_536
 
     /// 0: a version counts its value data alone in a send's batches. Counting each 2 KiB
@@ -74,7 +69,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// plain in one process: 0.81 of plaintext against 0.89–0.93).
     public var sendBatchBytesPerVersion: Int { 0 }
 
-    /// Whether the transport prefers few batches.
+    /// Whether the transport prefers few batches: a send joins the parts it seals into
+    /// batches as large as the transport takes.
     public var prefersFewBatches: Bool { transport.prefersFewBatches }
 
     /// The most bytes of value data a batch seals at once (1 MiB): a send reads each batch
@@ -82,7 +78,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// ``firstSealingBatchByteCount`` to this and shrinking back at the end, so sealing adds
     /// little to the time reading takes; large enough that a batch is sealed on every core,
     /// and that a transport paying for each batch (a directory writes a file and a log
-    /// record) pays for few.
+    /// record) pays for few. A transport that prefers few batches gets these joined.
     public static let sealingBatchByteCount = 1 << 20
 
     /// True: a retrieved version presenting itself as a merge the store made must carry the
@@ -380,12 +376,30 @@ public final class EncryptedExchange: RestorationStateKeeping {
         return PreparedBatch(versionChanges: versionChanges, work: try Self.seal(versionChanges, keys: currentKeys))
     }
 
-    /// Puts the blobs ``prepare(forSending:)`` sealed, or seals the batch again when the
-    /// current epoch has changed since (never blobs of an older epoch after a rotation).
+    /// Puts the blobs ``prepare(forSending:)`` sealed (of every part, for joined parts), or
+    /// seals the batch again when the current epoch has changed since (never blobs of an
+    /// older epoch after a rotation).
     ///
     /// - Throws: What ``send(versionChanges:)`` throws.
     public func send(prepared batch: PreparedBatch) async throws {
-        try await send(batch.versionChanges, sealed: batch.work as? SealedBatch, catchingUp: true)
+        try await send(batch.versionChanges, sealed: Self.sealedBatch(of: batch), catchingUp: true)
+    }
+
+    /// The blobs sealed for `batch`: its work, or its parts' joined when every part was sealed
+    /// under one epoch; nil otherwise.
+    static func sealedBatch(of batch: PreparedBatch) -> SealedBatch? {
+        guard !batch.joinedWork.isEmpty else { return batch.work as? SealedBatch }
+        var joined: SealedBatch?
+        for work in batch.joinedWork {
+            guard let sealed = work as? SealedBatch, joined.map({ $0.epoch == sealed.epoch }) ?? true else { return nil }
+            if joined == nil {
+                joined = sealed
+            } else {
+                joined?.versionIds += sealed.versionIds
+                joined?.blobs += sealed.blobs
+            }
+        }
+        return joined
     }
 
     /// A batch's blobs, sealed under one epoch.

@@ -13,8 +13,9 @@ public protocol SealedBlobTransport: AnyObject, Sendable {
     /// The most bytes of blobs to fetch in one call.
     var maximumBatchByteCount: Int { get }
     /// Whether each put costs round trips enough (a WebDAV folder) that blobs should go in
-    /// batches as large as ``maximumBatchByteCount`` rather than small ones sealed while the
-    /// next is read (``EncryptedExchange/sendBatchByteCount``). False by default.
+    /// batches as large as ``maximumBatchByteCount``: a send then joins the small parts it
+    /// seals, each while the next is read (``EncryptedExchange/sendBatchByteCount``), into
+    /// such batches. False by default.
     var prefersFewBatches: Bool { get }
     /// Yields when the other side may hold new blobs.
     var newBlobsAvailable: AsyncStream<Void> { get }

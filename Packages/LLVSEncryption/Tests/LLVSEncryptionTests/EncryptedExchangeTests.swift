@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import LLVSCore
-import LLVSEncryption
+@testable import LLVSEncryption
 import LLVSEncryptionTesting
 import LLVSExchange
 import LLVSExchangeTesting
@@ -60,6 +60,51 @@ import Testing
         // One group of blobs (fewer than 64), one batch of 1.2 MB.
         #expect(adding.retrievedBatches.map(\.count) == [12])
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
+    }
+
+    /// Through a transport that prefers few batches (a WebDAV folder), a send seals the same
+    /// small parts, each while the next is read, and the transport gets them joined: one
+    /// batch for what fits its maximum.
+    @Test func aTransportPreferringFewBatchesGetsThePartsSealedJoined() async throws {
+        let (sender, tip) = try makeChain(of: 12, valueByteCount: 100_000), receiver = try makeStore()
+        let space = MemoryExchangeSpace()
+        let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
+        let carriers = FaultyExchange(MemoryExchange(space: space, store: sender), prefersFewBatches: true)
+        let exchange = EncryptedExchange(sealing: carriers, keys: keys)
+        #expect(exchange.prefersFewBatches)
+        #expect(exchange.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
+        #expect(exchange.firstSendBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
+        let sealing = FaultyExchange(exchange)
+        #expect(try await sealing.send().count == 12)
+        #expect(sealing.callCount("prepare") == 8, "sealed in the parts a send over memory sends: 1, 1, 3, 2, 2, 1, 1, 1 versions")
+        #expect(carriers.sentBatches.map(\.count) == [12], "1.2 MB of blobs joined into one batch within 5 MB")
+        #expect(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: receiver), keys: keys).retrieve().count == 12)
+        #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
+    }
+
+    /// A batch joining parts puts the blobs each part was sealed into (sealed once: a second
+    /// sealing has other nonces); parts sealed under two epochs are sealed again.
+    @Test func aJoinedBatchPutsTheBlobsItsPartsSealed() async throws {
+        let store = try makeStore()
+        var versionChanges: [VersionChanges] = []
+        for step in 0..<4 {
+            let version = try store.makeVersion(basedOnPredecessor: versionChanges.last?.version.id,
+                                                inserting: [Value(idString: "v\(step)", data: Data("value \(step)".utf8))])
+            versionChanges.append((version, try store.valueChanges(madeInVersionIdentifiedBy: version.id)))
+        }
+        let space = MemoryExchangeSpace()
+        let exchange = EncryptedExchange(sealing: MemoryExchange(space: space, store: store), keys: EncryptionKeys(storeKey: StoreEncryptionKey()))
+        let parts = [try exchange.prepare(forSending: Array(versionChanges[..<1])), try exchange.prepare(forSending: Array(versionChanges[1...]))]
+        try await exchange.send(prepared: PreparedBatch(joining: parts))
+        let sealed = parts.compactMap { $0.work as? EncryptedExchange.SealedBatch }.flatMap(\.blobs)
+        #expect(sealed.count == 4)
+        let carriers = try await SealedCarriers(in: space, readingWith: try makeStore())
+        #expect(carriers.names.count == 4)
+        for blob in sealed { #expect(try carriers.blob(Version.ID(blob.name)) == blob.data) }
+        let newerEpoch = PreparedBatch(versionChanges: [], work: EncryptedExchange.SealedBatch(epoch: 1, versionIds: [], blobs: []))
+        #expect(EncryptedExchange.sealedBatch(of: PreparedBatch(joining: [parts[0], newerEpoch])) == nil)
+        #expect(EncryptedExchange.sealedBatch(of: PreparedBatch(joining: [parts[0], PreparedBatch(versionChanges: [])])) == nil)
+        #expect(EncryptedExchange.sealedBatch(of: PreparedBatch(joining: parts))?.versionIds == versionChanges.map(\.version.id))
     }
 
     /// A listing fetches the blobs in groups of 64 names, then 256, then 1,000, each fetched

@@ -89,18 +89,18 @@ struct WebDAVExchangeTests {
     }
 
     /// Every batch through a WebDAV folder costs a dozen requests and more: the exchange says
-    /// it prefers few batches, and an encrypted exchange over it seals batches as large as the
-    /// folder takes, from the first (over memory, small ones that overlap the reading; a
-    /// retrieve's are as large as the transport takes either way).
+    /// it prefers few batches, so a send joins the small parts an encrypted exchange over it
+    /// seals (as over memory, each sealed while the next is read) into batches as large as
+    /// the folder takes; a retrieve's are as large as the transport takes either way.
     @Test func anEncryptedExchangeSendsFewBatchesThroughAWebDAVFolder() throws {
         let store = try Client("batches").store
         let keys = EncryptionKeys(storeKey: StoreEncryptionKey())
         let webDAV = try WebDAVExchange(url: try #require(URL(string: "https://example.com/dav/Notes")), store: store)
         #expect(webDAV.prefersFewBatches && webDAV.folder.isRemote)
         let sealed = EncryptedExchange(sealing: webDAV, keys: keys)
-        #expect(sealed.prefersFewBatches)
-        #expect(sealed.sendBatchByteCount == webDAV.maximumBatchByteCount)
-        #expect(sealed.firstSendBatchByteCount == webDAV.maximumBatchByteCount)
+        #expect(sealed.prefersFewBatches && sealed.maximumBatchByteCount == webDAV.maximumBatchByteCount)
+        #expect(sealed.sendBatchByteCount == EncryptedExchange.sealingBatchByteCount)
+        #expect(sealed.firstSendBatchByteCount == EncryptedExchange.firstSealingBatchByteCount)
         #expect(sealed.firstRetrieveBatchByteCount == webDAV.maximumBatchByteCount)
         let memory = MemoryExchange(space: MemoryExchangeSpace(), store: store)
         #expect(!memory.prefersFewBatches)
