@@ -45,8 +45,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
     public var maximumBatchByteCount: Int { transport.maximumBatchByteCount }
 
     /// At most ``sealingBatchByteCount``: a send seals one part while the next is read. A
-    /// transport that prefers few batches (a WebDAV folder, where each costs a dozen
-    /// requests and more) gets the parts sealed joined into batches as large as it takes.
+    /// transport that prefers few batches (a directory, where each costs a file, a log record
+    /// and their syncs; a WebDAV folder, a dozen requests and more) gets the parts sealed
+    /// joined into batches as large as it takes.
     public var sendBatchByteCount: Int { min(transport.maximumBatchByteCount, Self.sealingBatchByteCount) }
 
     /// A send's first part: at most ``firstSealingBatchByteCount``, so sealing starts after

@@ -62,9 +62,9 @@ import Testing
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
     }
 
-    /// Through a transport that prefers few batches (a WebDAV folder), a send seals the same
-    /// small parts, each while the next is read, and the transport gets them joined: one
-    /// batch for what fits its maximum.
+    /// Through a transport that prefers few batches (a WebDAV folder, a directory), a send
+    /// seals the same small parts as over memory, each while the next is read, and the
+    /// transport gets them joined: one batch for what fits its maximum.
     @Test func aTransportPreferringFewBatchesGetsThePartsSealedJoined() async throws {
         let (sender, tip) = try makeChain(of: 12, valueByteCount: 100_000), receiver = try makeStore()
         let space = MemoryExchangeSpace()
@@ -80,6 +80,13 @@ import Testing
         #expect(carriers.sentBatches.map(\.count) == [12], "1.2 MB of blobs joined into one batch within 5 MB")
         #expect(try await EncryptedExchange(sealing: MemoryExchange(space: space, store: receiver), keys: keys).retrieve().count == 12)
         #expect(try receiver.valueReferences(at: #require(tip)).count == 12)
+        // A directory prefers few batches too: each costs a file, a log record and their syncs.
+        let directory = FaultyExchange(FileSystemExchange(rootDirectoryURL: root.url.appendingPathComponent("shared"), store: sender))
+        #expect(directory.prefersFewBatches)
+        let sealedToDirectory = FaultyExchange(EncryptedExchange(sealing: directory, keys: keys))
+        #expect(try await sealedToDirectory.send().count == 12)
+        #expect(sealedToDirectory.callCount("prepare") == 8)
+        #expect(directory.sentBatches.map(\.count) == [12])
     }
 
     /// A batch joining parts puts the blobs each part was sealed into (sealed once: a second

@@ -77,10 +77,11 @@ public protocol Exchange: AnyObject, Sendable {
     /// default 0. Batches never carry more value data than ``sendBatchByteCount`` either way.
     var sendBatchBytesPerVersion: Int { get }
 
-    /// Whether each batch this exchange sends costs round trips to another machine (a
-    /// WebDAV folder: a dozen requests and more a batch): ``send(upTo:progress:)`` then joins
-    /// the parts it prepares into batches as large as ``maximumBatchByteCount``, and an
-    /// exchange wrapping it (an encrypted exchange) says so too. False by default.
+    /// Whether each batch this exchange sends has a fixed cost beside its data (a directory:
+    /// a batch file, a log record and their syncs; a WebDAV folder: a dozen requests and
+    /// more): ``send(upTo:progress:)`` then joins the parts it prepares into batches as large
+    /// as ``maximumBatchByteCount``, and an exchange wrapping it (an encrypted exchange) says
+    /// so too. False by default.
     var prefersFewBatches: Bool { get }
 
     /// Whether ``retrieve(progress:)`` checks, before adding it, that each version presenting

@@ -60,9 +60,9 @@ public protocol ExchangeFolder: Sendable {
     /// they are beside the files they become, in any folder.
     var temporaryFileFolders: [String]? { get }
 
-    /// Whether each file written costs a round trip to another machine (a WebDAV server),
-    /// so that an exchange over this folder prefers few batches
-    /// (``Exchange/prefersFewBatches``). False by default.
+    /// Whether each file written costs a round trip to another machine (a WebDAV server).
+    /// False by default. An exchange over any folder prefers few batches
+    /// (``Exchange/prefersFewBatches``): each costs a file, a log record and their syncs.
     var isRemote: Bool { get }
 }
 

@@ -54,8 +54,11 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
     public let maximumPollingInterval: Duration
     /// See ``Exchange/maximumBatchByteCount``.
     public let maximumBatchByteCount: Int
-    /// True over a remote folder (``ExchangeFolder/isRemote``): each batch costs requests.
-    public var prefersFewBatches: Bool { folder.isRemote }
+    /// True: each batch costs a batch file, a log record and their syncs to disk (over a
+    /// remote folder, ``ExchangeFolder/isRemote``, a dozen requests and more), so a send
+    /// joins the small parts an exchange wrapping this one prepares (an encrypted exchange
+    /// seals) into batches as large as ``maximumBatchByteCount``.
+    public var prefersFewBatches: Bool { true }
     /// The format the folder gets if this exchange creates it (an existing folder keeps its own).
     public let newDirectoryFormat: DirectoryFormat
 
