@@ -390,17 +390,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// under one epoch; nil otherwise.
     static func sealedBatch(of batch: PreparedBatch) -> SealedBatch? {
         guard !batch.joinedWork.isEmpty else { return batch.work as? SealedBatch }
-        var joined: SealedBatch?
-        for work in batch.joinedWork {
-            guard let sealed = work as? SealedBatch, joined.map({ $0.epoch == sealed.epoch }) ?? true else { return nil }
-            if joined == nil {
-                joined = sealed
-            } else {
-                joined?.versionIds += sealed.versionIds
-                joined?.blobs += sealed.blobs
-            }
-        }
-        return joined
+        let parts = batch.joinedWork.compactMap { $0 as? SealedBatch }
+        guard parts.count == batch.joinedWork.count, let epoch = parts.first?.epoch, parts.allSatisfy({ $0.epoch == epoch }) else { return nil }
+        return SealedBatch(epoch: epoch, versionIds: parts.flatMap(\.versionIds), blobs: parts.flatMap(\.blobs))
     }
 
     /// A batch's blobs, sealed under one epoch.

@@ -88,7 +88,7 @@ extension Exchange {
     /// `byteLimit` bytes together (a part alone when it does not).
     ///
     /// - Complexity: O(number of versions in `parts`).
-    static func lastPartsOfJoinedBatches(_ parts: [[Version]], byteLimit: Int, bytes: (Version) -> Int64) -> Set<Int> {
+    static func lastPartsOfJoinedBatches<T>(_ parts: [[T]], byteLimit: Int, bytes: (T) -> Int64) -> Set<Int> {
         var lastParts = Set<Int>()
         var joined: Int64 = 0
         for (index, part) in parts.enumerated() {

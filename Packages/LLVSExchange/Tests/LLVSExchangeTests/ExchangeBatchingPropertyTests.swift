@@ -29,6 +29,31 @@ import Testing
         }
     }
 
+    /// Joining parts for an exchange that prefers few batches (`Exchange.lastPartsOfJoinedBatches`):
+    /// every part in exactly one batch, in order; a batch of several parts within the limit;
+    /// each batch as large as the limit allows (the next part would pass it). Limits of 0 or
+    /// less and sizes near `Int64.max` (an exchange's or a peer's numbers) neither trap nor
+    /// leave a part out.
+    @Test func joinedPartsFillBatchesInOrderWithinTheLimit() async {
+        let input = zip(Gen<Int64>.value(in: 0...1_000).array(of: 0...20).array(of: 0...30), Gen.int(in: -10...5_000), Gen.bool)
+        await propertyCheck(count: 500, input: input) { parts, limit, huge in
+            let items = huge ? parts.map { $0.map { _ in Int64.max - 1 } } : parts
+            let size = { (part: [Int64]) in part.reduce(Int64(0)) { MemoryExchange.saturatingSum($0, $1) } }
+            let lastParts = MemoryExchange.lastPartsOfJoinedBatches(items, byteLimit: limit) { $0 }
+            #expect(lastParts.allSatisfy { items.indices.contains($0) })
+            #expect(items.isEmpty || lastParts.contains(items.count - 1))
+            var start = 0
+            for last in lastParts.sorted() {
+                let batch = items[start...last].map(size).reduce(Int64(0)) { MemoryExchange.saturatingSum($0, $1) }
+                if last > start { #expect(batch <= Int64(max(1, limit)), "parts \(start)...\(last) over \(limit)") }
+                if last + 1 < items.count {
+                    #expect(MemoryExchange.saturatingSum(batch, size(items[last + 1])) > Int64(max(1, limit)), "part \(last + 1) would fit")
+                }
+                start = last + 1
+            }
+        }
+    }
+
     /// A sealed send's shape (1,000 versions of 1,000 bytes, batches of at most 1 MiB growing
     /// from and shrinking to 64 KiB): the batches grow up to the largest, then shrink by at
     /// most a third each (a send prepares each while it reads the next, smaller one: halving

@@ -160,6 +160,15 @@ import Testing
         #expect(joining.mostSendsInFlight == 1)
         #expect(Array(joining.sentBatches.joined()) == sent && sent.count == 20)
         #expect(try await MemoryExchange(space: space, store: b).retrieve().count == 20)
+        // A part that fails to prepare stops the send; the batches sent before it stay, and
+        // the next send completes what is left.
+        let (_, c) = try chainOfHundredByteVersions(20), (_, d) = try memoryStore()
+        let interrupted = MemoryExchangeSpace()
+        let failing = FaultyExchange(PartsProbe(MemoryExchange(space: interrupted, store: c)), failing: ("prepare", 9))
+        await #expect(throws: InjectedFault.self) { try await failing.send() }
+        #expect(failing.sentBatches.first?.count == 5, "the first batch (parts 0-2) was sent before part 8 failed")
+        #expect(try await PartsProbe(MemoryExchange(space: interrupted, store: c)).send().count <= 15, "the first batch is not sent again")
+        #expect(try await MemoryExchange(space: interrupted, store: d).retrieve().count == 20)
         // Joined batches flatten: a batch joining a joined batch and a part has three parts.
         let part = PreparedBatch(versionChanges: [], work: 1)
         #expect(PreparedBatch(joining: [PreparedBatch(joining: [part, part]), part]).joinedWork.count == 3)
