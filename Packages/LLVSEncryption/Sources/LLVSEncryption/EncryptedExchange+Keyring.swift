@@ -80,7 +80,7 @@ extension EncryptedExchange {
         }
         let differing: [String]
         do {
-            differing = try await putBlobs(Array(blobs), names: [:])
+            differing = try await putBlobs(Array(blobs))
         } catch EncryptionError.writeTokenRejected(let reason) {
             // A device behind the other side's keyring: what it would publish is there already
             // when the keyring there extends it.

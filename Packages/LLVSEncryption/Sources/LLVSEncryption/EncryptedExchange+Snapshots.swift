@@ -65,16 +65,16 @@ extension EncryptedExchange: SnapshotExchange {
             let name = chunkName(snapshot: snapshot, index: index)
             let sealed = try SealedSnapshotPart.seal(try chunk(index), name: name, fixedSize: manifest.chunkSize, keys: keys)
             if !batch.isEmpty, batchBytes + sealed.count > maximumBatchByteCount {
-                _ = try await putBlobs(batch, names: [:])
+                _ = try await putBlobs(batch)
                 batch = []
                 batchBytes = 0
             }
             batch.append((name, sealed))
             batchBytes += sealed.count
         }
-        if !batch.isEmpty { _ = try await putBlobs(batch, names: [:]) }
+        if !batch.isEmpty { _ = try await putBlobs(batch) }
         let sealedManifest = try SealedSnapshotPart.seal(try CanonicalJSON.encode(manifest), name: snapshot, fixedSize: nil, keys: keys)
-        _ = try await putBlobs([(snapshot, sealedManifest)], names: [:])
+        _ = try await putBlobs([(snapshot, sealedManifest)])
     }
 
     /// The blob name of the manifest of snapshot `snapshotId`.

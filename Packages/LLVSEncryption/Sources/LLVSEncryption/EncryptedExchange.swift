@@ -368,13 +368,21 @@ public final class EncryptedExchange: RestorationStateKeeping {
     }
 
     /// Seals the batch (on every core), so that a send seals each batch while the transport
-    /// writes the one before and the next is read from the store.
+    /// writes the one before and the next is read from the store; over a
+    /// ``CarrierBlobTransport``, the carrier exchange then prepares the blobs' carriers (a
+    /// folder encodes their batch file entries), so the write of joined parts only puts them
+    /// together. Each version's name is remembered here, for listings.
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key;
     ///   ``EncryptionError/notEnrolled(reason:)`` once removed.
     public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
-        return PreparedBatch(versionChanges: versionChanges, work: try Self.seal(versionChanges, keys: currentKeys))
+        var sealed = try Self.seal(versionChanges, keys: currentKeys)
+        rememberNames(of: sealed)
+        if let carrierTransport = transport as? CarrierBlobTransport {
+            sealed.carriers = try carrierTransport.prepareCarriers(of: sealed.blobs)
+        }
+        return PreparedBatch(versionChanges: versionChanges, work: sealed)
     }
 
     /// Puts the blobs ``prepare(forSending:)`` sealed (of every part, for joined parts), or
@@ -392,7 +400,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
         guard !batch.joinedWork.isEmpty else { return batch.work as? SealedBatch }
         let parts = batch.joinedWork.compactMap { $0 as? SealedBatch }
         guard parts.count == batch.joinedWork.count, let epoch = parts.first?.epoch, parts.allSatisfy({ $0.epoch == epoch }) else { return nil }
-        return SealedBatch(epoch: epoch, versionIds: parts.flatMap(\.versionIds), blobs: parts.flatMap(\.blobs))
+        let carriers = parts.compactMap(\.carriers)
+        return SealedBatch(epoch: epoch, versionIds: parts.flatMap(\.versionIds), blobs: parts.flatMap(\.blobs),
+                           carriers: carriers.count == parts.count ? PreparedBatch(joining: carriers) : nil)
     }
 
     /// A batch's blobs, sealed under one epoch.
@@ -403,6 +413,9 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var versionIds: [Version.ID]
         /// Each version's blob, in the batch's order, named.
         var blobs: [(name: String, data: Data)]
+        /// The blobs' carriers as the exchange prepared them to send (a folder encodes
+        /// their batch entries), for a ``CarrierBlobTransport``; nil otherwise.
+        var carriers: PreparedBatch? = nil
     }
 
     /// The blobs of `versionChanges` under the current epoch of `keys`. Each version seals
@@ -433,24 +446,34 @@ public final class EncryptedExchange: RestorationStateKeeping {
     private func send(_ versionChanges: [VersionChanges], sealed: SealedBatch?, catchingUp: Bool) async throws {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
         let keys = currentKeys
-        let blobs: [(name: String, data: Data)]
+        let batch: SealedBatch
         if let sealed, sealed.epoch == keys.currentEpoch, sealed.versionIds.elementsEqual(versionChanges.lazy.map(\.version.id)) {
-            blobs = sealed.blobs
+            batch = sealed
         } else {
-            blobs = try Self.seal(versionChanges, keys: keys).blobs
+            batch = try Self.seal(versionChanges, keys: keys)
+            rememberNames(of: batch)
         }
-        var names: [String: Version.ID] = [:]
-        names.reserveCapacity(blobs.count)
-        for (blob, entry) in zip(blobs, versionChanges) { names[blob.name] = entry.version.id }
         let differing: [String]
         do {
-            differing = try await putBlobs(blobs, names: names)
+            differing = try await putBlobs(batch.blobs, versionIds: batch.versionIds, carriers: batch.carriers)
         } catch EncryptionError.writeTokenRejected(let reason) {
             guard catchingUp, try await catchUpWithKeyring() else { throw EncryptionError.writeTokenRejected(reason: reason) }
             return try await send(versionChanges, sealed: nil, catchingUp: false)
         }
+        guard !differing.isEmpty else { return }
+        var names: [String: Version.ID] = [:]
+        for (blob, id) in zip(batch.blobs, batch.versionIds) { names[blob.name] = id }
         try await checkSentBefore(differing.filter { names[$0] != nil }, versionChanges: versionChanges, names: names)
-        cache.withLock { $0.versionIdsByName.merge(names) { _, new in new } }
+    }
+
+    /// Remembers the name of each version `batch` sealed. A name is a MAC of the version's
+    /// identifier under a key that never rotates, so it holds whether or not the blob is ever
+    /// put: a listing that shows it then names no local version again.
+    private func rememberNames(of batch: SealedBatch) {
+        cache.withLock { cache in
+            cache.versionIdsByName.reserveCapacity(cache.versionIdsByName.count + batch.blobs.count)
+            for (blob, id) in zip(batch.blobs, batch.versionIds) { cache.versionIdsByName[blob.name] = id }
+        }
     }
 
     /// Opens the blobs the other side held already, with other bytes, under the names of
@@ -599,10 +622,13 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// the version it holds. A blind store that still wants the previous epoch's token (the
     /// device that started the epoch stopped before moving the store to it) is moved, and
     /// the write made again once. Returns the names held already with other bytes.
-    func putBlobs(_ blobs: [(name: String, data: Data)], names: [String: Version.ID]) async throws -> [String] {
+    func putBlobs(_ blobs: [(name: String, data: Data)], versionIds: [Version.ID] = [], carriers: PreparedBatch? = nil) async throws -> [String] {
         let keys = currentKeys
         let token = keys.writeToken(ofEpoch: keys.currentEpoch)
         do {
+            if let carriers, let carrierTransport = transport as? CarrierBlobTransport {
+                return try await carrierTransport.put(blobs, preparedCarriers: carriers)
+            }
             do {
                 return try await transport.put(blobs, writeToken: token)
             } catch EncryptionError.writeTokenRejected(let reason) {
@@ -613,7 +639,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
                 return try await transport.put(blobs, writeToken: token)
             }
         } catch ExchangeError.conflictingVersion(let carrier, let location) {
-            throw ExchangeError.conflictingVersion(names[carrier.rawValue] ?? carrier, location: location)
+            let index = blobs.firstIndex { $0.name == carrier.rawValue }.flatMap { $0 < versionIds.count ? $0 : nil }
+            throw ExchangeError.conflictingVersion(index.map { versionIds[$0] } ?? carrier, location: location)
         }
     }
 

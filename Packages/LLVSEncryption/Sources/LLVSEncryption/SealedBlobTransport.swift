@@ -213,6 +213,30 @@ public final class CarrierBlobTransport: SealedBlobTransport {
         }
     }
 
+    /// The carriers of `blobs`, as the exchange prepares them to send (a folder encodes their
+    /// batch entries): an ``EncryptedExchange`` does this for each part it seals, while the
+    /// next part is read.
+    ///
+    /// - Throws: What the exchange's `prepare(forSending:)` throws.
+    func prepareCarriers(of blobs: [(name: String, data: Data)]) throws -> PreparedBatch {
+        try exchange.prepare(forSending: blobs.map { Self.carrier(named: $0.name, holding: $0.data) })
+    }
+
+    /// Sends `blobs` as `carriers` (``prepareCarriers(of:)`` of them, or of their parts joined)
+    /// holds them, in one call; when the exchange refuses the send for a carrier it holds with
+    /// other bytes, puts them as ``put(_:writeToken:)`` does.
+    ///
+    /// - Returns: The names held already with other bytes.
+    /// - Throws: What ``put(_:writeToken:)`` throws.
+    func put(_ blobs: [(name: String, data: Data)], preparedCarriers carriers: PreparedBatch) async throws -> [String] {
+        do {
+            try await exchange.send(prepared: carriers)
+            return []
+        } catch ExchangeError.conflictingVersion {
+            return try await put(blobs, writeToken: nil)
+        }
+    }
+
     /// The bytes a carrier holds: its one inserted value, ``EncryptedExchange/sealedValueId``.
     static func carriedBytes(name: String, _ carrierChanges: [Value.Change]) throws(EncryptionError) -> Data {
         guard carrierChanges.count == 1, case .insert(let value) = carrierChanges[0], value.id == EncryptedExchange.sealedValueId else {

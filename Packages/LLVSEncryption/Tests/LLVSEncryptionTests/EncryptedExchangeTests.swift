@@ -114,6 +114,22 @@ import Testing
         #expect(EncryptedExchange.sealedBatch(of: PreparedBatch(joining: parts))?.versionIds == versionChanges.map(\.version.id))
     }
 
+    /// Carriers prepared ahead (a folder encodes their batch entries while the next part is
+    /// sealed) go in one send; one the directory holds with other bytes is left out and
+    /// reported, as a put of unprepared blobs reports it, and the rest is stored.
+    @Test func preparedCarriersHeldWithOtherBytesAreReportedAndTheRestStored() async throws {
+        let transport = CarrierBlobTransport(FileSystemExchange(rootDirectoryURL: root.url.appendingPathComponent("carriers"), store: try makeStore()))
+        let held = (name: String(repeating: "a", count: 64), data: Data("the bytes held".utf8))
+        #expect(try await transport.put([held], writeToken: nil) == [])
+        let blobs = [(name: held.name, data: Data("other bytes".utf8)), (name: String(repeating: "b", count: 64), data: Data("new".utf8))]
+        let carriers = try transport.prepareCarriers(of: blobs)
+        #expect(carriers.work != nil, "the directory encoded the carriers' entries")
+        #expect(try await transport.put(blobs, preparedCarriers: carriers) == [held.name])
+        #expect(try await transport.blobs(named: blobs.map(\.name)) == [held.name: held.data, blobs[1].name: blobs[1].data])
+        #expect(try await transport.put(Array(blobs[1...]), preparedCarriers: try transport.prepareCarriers(of: Array(blobs[1...]))) == [],
+                "the same bytes again are no conflict")
+    }
+
     /// A listing fetches the blobs in groups of 64 names, then 256, then 1,000, each fetched
     /// while the group before is opened and opened while the group before it is added;
     /// everything still arrives, in order, and is added, a group at a time.
@@ -400,6 +416,9 @@ import Testing
         static let elsewhere = Version.ID("a version not in the batch")
         init(_ inner: any Exchange) { self.inner = inner }
         func send(versionChanges: [VersionChanges]) async throws {
+            throw ExchangeError.conflictingVersion(Self.elsewhere, location: "the test")
+        }
+        func send(prepared batch: PreparedBatch) async throws {
             throw ExchangeError.conflictingVersion(Self.elsewhere, location: "the test")
         }
     }

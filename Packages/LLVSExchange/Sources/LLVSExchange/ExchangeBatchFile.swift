@@ -132,12 +132,24 @@ struct ExchangeBatchFile: Sendable {
     }
 
     /// A batch file holding `entries` (from ``encodeEntry(_:changes:)``), in order.
+    ///
+    /// - Complexity: One allocation and one copy of the entries (a batch is megabytes).
     static func encode(entries: [[UInt8]]) -> Data {
-        var writer = ByteWriter(capacity: entries.reduce(magic.count + 10) { $0 + $1.count })
-        writer.append(contentsOf: magic)
-        writer.appendVarint(UInt64(entries.count))
-        for entry in entries { writer.append(contentsOf: entry) }
-        return writer.data
+        var header = ByteWriter(capacity: magic.count + 10)
+        header.append(contentsOf: magic)
+        header.appendVarint(UInt64(entries.count))
+        let opening = header.takeBytes()
+        var data = Data(count: entries.reduce(opening.count) { $0 + $1.count })
+        data.withUnsafeMutableBytes { file in
+            var offset = 0
+            func copy(_ bytes: [UInt8]) {
+                bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: file[offset..<(offset + $0.count)]).copyMemory(from: $0) }
+                offset += bytes.count
+            }
+            copy(opening)
+            for entry in entries { copy(entry) }
+        }
+        return data
     }
 
     /// The SHA-256 of a batch file's bytes, which names it.

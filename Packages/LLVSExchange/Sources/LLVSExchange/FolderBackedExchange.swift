@@ -68,6 +68,18 @@ extension FolderBackedExchange {
         try await folderExchange.send(versionChanges: versionChanges)
     }
 
+    /// See ``FolderExchange/prepare(forSending:)``.
+    public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
+        try folderExchange.prepare(forSending: versionChanges)
+    }
+
+    /// See ``FolderExchange/send(prepared:)``.
+    ///
+    /// - Throws: What ``FolderExchange/send(prepared:)`` throws.
+    public func send(prepared batch: PreparedBatch) async throws {
+        try await folderExchange.send(prepared: batch)
+    }
+
     /// See ``FolderExchange/retrieveSnapshotManifest()``.
     ///
     /// - Throws: What ``FolderExchange/retrieveSnapshotManifest()`` throws.

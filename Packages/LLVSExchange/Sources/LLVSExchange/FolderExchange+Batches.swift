@@ -221,15 +221,19 @@ extension FolderExchange {
     /// Publishes one batch file holding the versions the log does not list yet, durably,
     /// then appends one record naming it to this exchange's log segment. A logged version
     /// sent again with the same content is left out; with other content nothing is written.
-    func sendBatch(_ versionChanges: [VersionChanges]) async throws {
+    ///
+    /// `encodedEntries`, when given, are the versions' entries
+    /// (``ExchangeBatchFile/encodeEntry(_:changes:)``), in order; otherwise they are encoded here.
+    func sendBatch(_ versionChanges: [VersionChanges], encodedEntries: [[UInt8]]? = nil) async throws {
         try await refreshBatchIndex()
         var entries: [[UInt8]] = []
         var ids: [Version.ID] = []
         var positions: [Version.ID: Int] = [:]
         entries.reserveCapacity(versionChanges.count)
         ids.reserveCapacity(versionChanges.count)
-        for (version, changes) in versionChanges {
-            let entry = ExchangeBatchFile.encodeEntry(version, changes: changes)
+        let encodedEntries = encodedEntries?.count == versionChanges.count ? encodedEntries : nil
+        for (index, (version, changes)) in versionChanges.enumerated() {
+            let entry = encodedEntries?[index] ?? ExchangeBatchFile.encodeEntry(version, changes: changes)
             if let position = positions[version.id] {
                 guard entries[position] == entry else {
                     throw ExchangeError.conflictingVersion(version.id, location: "a batch sent to \(folder.location(of: "")) with two versions of it")
@@ -266,5 +270,25 @@ extension FolderExchange {
             }
         }
         try await log.append([ExchangeLogRecord.encode(digest: digest, versionIds: ids)])
+    }
+}
+
+/// The batch file entries ``FolderExchange/prepare(forSending:)`` encoded for a batch's
+/// versions, in order.
+struct EncodedBatchEntries: Sendable {
+    /// Each version's entry.
+    var entries: [[UInt8]]
+
+    /// The entries encoded for `batch`: its work's, or its parts' joined in order; nil when
+    /// a part carries none (then they are encoded when sent).
+    static func entries(of batch: PreparedBatch) -> [[UInt8]]? {
+        guard !batch.joinedWork.isEmpty else { return (batch.work as? EncodedBatchEntries)?.entries }
+        var entries: [[UInt8]] = []
+        entries.reserveCapacity(batch.versionChanges.count)
+        for work in batch.joinedWork {
+            guard let part = work as? EncodedBatchEntries else { return nil }
+            entries += part.entries
+        }
+        return entries
     }
 }

@@ -245,11 +245,39 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
     ///   written, and what reading a logged version's batch throws when a resent version
     ///   must be compared with it.
     public func send(versionChanges: [VersionChanges]) async throws {
+        try await send(versionChanges, encodedEntries: nil)
+    }
+
+    /// Encodes each version's batch file entry (its record and changes), so that a send
+    /// encodes each part while the next is read from the store, and the write of a batch of
+    /// joined parts only puts their entries together. A folder known to be of format 1
+    /// (which has no batch files) gets the batch as it is.
+    ///
+    /// - Complexity: O(bytes of the versions' changes).
+    public func prepare(forSending versionChanges: [VersionChanges]) throws -> PreparedBatch {
+        guard marker.withLock({ $0?.formatVersion }) != DirectoryFormat.versionFiles.rawValue else {
+            return PreparedBatch(versionChanges: versionChanges)
+        }
+        let entries = versionChanges.map { ExchangeBatchFile.encodeEntry($0.version, changes: $0.valueChanges) }
+        return PreparedBatch(versionChanges: versionChanges, work: EncodedBatchEntries(entries: entries))
+    }
+
+    /// Sends the batch as ``send(versionChanges:)`` does, with the entries
+    /// ``prepare(forSending:)`` encoded for it (each part's, when parts were joined).
+    ///
+    /// - Throws: What ``send(versionChanges:)`` throws.
+    public func send(prepared batch: PreparedBatch) async throws {
+        try await send(batch.versionChanges, encodedEntries: EncodedBatchEntries.entries(of: batch))
+    }
+
+    /// Sends `versionChanges` in the directory's format; in a batch file, with
+    /// `encodedEntries` (each version's entry, in order) when given.
+    private func send(_ versionChanges: [VersionChanges], encodedEntries: [[UInt8]]?) async throws {
         guard !versionChanges.isEmpty else { return }
         let format = try await directoryFormat()
         await sweepTemporaryFilesOnce()
         switch format {
-        case .batches: try await sendBatch(versionChanges)
+        case .batches: try await sendBatch(versionChanges, encodedEntries: encodedEntries)
         case .versionFiles: try await sendVersionFiles(versionChanges)
         }
     }

@@ -59,6 +59,52 @@ import Testing
         #expect(try target.texts() == source.texts())
     }
 
+    /// Parts a folder exchange prepared (``FolderExchange/prepare(forSending:)`` encodes each
+    /// version's entry), joined, make byte for byte the batch file a send of the same
+    /// versions writes (a batch file is named by its SHA-256); a part prepared by no folder
+    /// is encoded when sent; a prepared version the log holds with other content is refused
+    /// as in any send, and nothing is written.
+    @Test func aBatchOfPreparedPartsIsTheBatchFileASendWrites() async throws {
+        let source = try Self.source(9)
+        let shipped: [VersionChanges] = try source.store.queryHistory { $0.versionIdentifiers(addedAt: 0..<$0.count) }.map { id in
+            (try #require(source.store.version(identifiedBy: id)), try source.store.valueChanges(madeInVersionIdentifiedBy: id))
+        }
+        let sent = try makeSharedDirectory(), joined = try makeSharedDirectory()
+        try await FileSystemExchange(rootDirectoryURL: sent.url, store: source.store).send(versionChanges: shipped)
+        let exchange = FileSystemExchange(rootDirectoryURL: joined.url, store: source.store)
+        let parts = [Array(shipped[..<2]), Array(shipped[2..<5]), Array(shipped[5...])]
+        var prepared = try parts.map { try exchange.prepare(forSending: $0) }
+        #expect(prepared.allSatisfy { $0.work != nil }, "each part's entries encoded ahead")
+        prepared[1] = PreparedBatch(versionChanges: parts[1])
+        try await exchange.send(prepared: PreparedBatch(joining: prepared))
+        let files = Self.batchFiles(joined.url)
+        #expect(files.count == 1)
+        #expect(files.map(\.lastPathComponent) == Self.batchFiles(sent.url).map(\.lastPathComponent))
+
+        // One part, prepared and sent alone, is its own batch file; sent again, nothing changes.
+        try source.save(["k0": "later"])
+        let later = try #require(source.store.queryHistory { $0.versionIdentifiers(addedAt: ($0.count - 1)..<$0.count) }.first)
+        let laterChanges: [VersionChanges] = [(try #require(source.store.version(identifiedBy: later)), try source.store.valueChanges(madeInVersionIdentifiedBy: later))]
+        try await exchange.send(prepared: try exchange.prepare(forSending: laterChanges))
+        try await exchange.send(prepared: try exchange.prepare(forSending: laterChanges))
+        #expect(Self.batchFiles(joined.url).count == 2)
+        let before = fileListing(joined.url)
+        var other = laterChanges[0].version
+        other.timestamp += 1
+        let error = await #expect(throws: ExchangeError.self) {
+            try await exchange.send(prepared: try exchange.prepare(forSending: [(other, laterChanges[0].valueChanges)]))
+        }
+        guard case .conflictingVersion(let id, _)? = error else {
+            Issue.record("expected conflictingVersion, got \(String(describing: error))")
+            return
+        }
+        #expect(id == later)
+        #expect(fileListing(joined.url) == before)
+        let reader = try Replica("prepared-reader")
+        #expect(try await FileSystemExchange(rootDirectoryURL: joined.url, store: reader.store).retrieve().count == 10)
+        #expect(try reader.texts() == source.texts())
+    }
+
     /// A directory an LLVS from before format 2 made (marker of format 1) is read and
     /// written in format 1 by this one: two JSON files per version, a log of identifiers,
     /// no batch file, the marker untouched.
@@ -69,7 +115,9 @@ import Testing
         let marker = try Data(contentsOf: markerURL)
         try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
         try source.save(["k9": "new"])
-        try await FileSystemExchange(rootDirectoryURL: shared.url, store: source.store).send()
+        let exchange = FileSystemExchange(rootDirectoryURL: shared.url, store: source.store)
+        try await exchange.send()
+        #expect(try exchange.prepare(forSending: []).work == nil, "format 1 has no batch entries to encode ahead")
         #expect(try Data(contentsOf: markerURL) == marker)
         #expect(Self.batchFiles(shared.url).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: shared.url.appendingPathComponent("batches").path))
