@@ -370,8 +370,8 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// Seals the batch (on every core), so that a send seals each batch while the transport
     /// writes the one before and the next is read from the store; over a
     /// ``CarrierBlobTransport``, the carrier exchange then prepares the blobs' carriers (a
-    /// folder encodes their batch file entries), so the write of joined parts only puts them
-    /// together. Each version's name is remembered here, for listings.
+    /// folder encodes their batch file entries: ``SealedBlobTransport/prepare(forPutting:)``),
+    /// so the write of joined parts only puts them together. Each version's name is remembered here, for listings.
     ///
     /// - Throws: ``EncryptionError/invalidKey(reason:)`` when the current epoch has no key;
     ///   ``EncryptionError/notEnrolled(reason:)`` once removed.
@@ -379,9 +379,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         if let removal = membership.withLock({ $0?.removal }) { throw removal }
         var sealed = try Self.seal(versionChanges, keys: currentKeys)
         rememberNames(of: sealed)
-        if let carrierTransport = transport as? CarrierBlobTransport {
-            sealed.carriers = try carrierTransport.prepareCarriers(of: sealed.blobs)
-        }
+        sealed.preparedPut = try transport.prepare(forPutting: sealed.blobs)
         return PreparedBatch(versionChanges: versionChanges, work: sealed)
     }
 
@@ -397,12 +395,12 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// The blobs sealed for `batch`: its work, or its parts' joined when every part was sealed
     /// under one epoch; nil otherwise.
     static func sealedBatch(of batch: PreparedBatch) -> SealedBatch? {
-        guard !batch.joinedWork.isEmpty else { return batch.work as? SealedBatch }
-        let parts = batch.joinedWork.compactMap { $0 as? SealedBatch }
-        guard parts.count == batch.joinedWork.count, let epoch = parts.first?.epoch, parts.allSatisfy({ $0.epoch == epoch }) else { return nil }
-        let carriers = parts.compactMap(\.carriers)
+        guard let parts = batch.workOfEachPart(as: SealedBatch.self), let epoch = parts.first?.epoch,
+              parts.allSatisfy({ $0.epoch == epoch }) else { return nil }
+        guard parts.count > 1 else { return parts[0] }
+        let preparedPuts = parts.compactMap(\.preparedPut)
         return SealedBatch(epoch: epoch, versionIds: parts.flatMap(\.versionIds), blobs: parts.flatMap(\.blobs),
-                           carriers: carriers.count == parts.count ? PreparedBatch(joining: carriers) : nil)
+                           preparedPut: preparedPuts.count == parts.count ? PreparedBatch(joining: preparedPuts) : nil)
     }
 
     /// A batch's blobs, sealed under one epoch.
@@ -413,9 +411,10 @@ public final class EncryptedExchange: RestorationStateKeeping {
         var versionIds: [Version.ID]
         /// Each version's blob, in the batch's order, named.
         var blobs: [(name: String, data: Data)]
-        /// The blobs' carriers as the exchange prepared them to send (a folder encodes
-        /// their batch entries), for a ``CarrierBlobTransport``; nil otherwise.
-        var carriers: PreparedBatch? = nil
+        /// What the transport made of the blobs to put them
+        /// (``SealedBlobTransport/prepare(forPutting:)``: a ``CarrierBlobTransport``'s carriers,
+        /// prepared by its exchange); nil when it had nothing to prepare.
+        var preparedPut: PreparedBatch? = nil
     }
 
     /// The blobs of `versionChanges` under the current epoch of `keys`. Each version seals
@@ -455,7 +454,7 @@ public final class EncryptedExchange: RestorationStateKeeping {
         }
         let differing: [String]
         do {
-            differing = try await putBlobs(batch.blobs, versionIds: batch.versionIds, carriers: batch.carriers)
+            differing = try await putBlobs(batch.blobs, versionIds: batch.versionIds, prepared: batch.preparedPut)
         } catch EncryptionError.writeTokenRejected(let reason) {
             guard catchingUp, try await catchUpWithKeyring() else { throw EncryptionError.writeTokenRejected(reason: reason) }
             return try await send(versionChanges, sealed: nil, catchingUp: false)
@@ -622,14 +621,12 @@ public final class EncryptedExchange: RestorationStateKeeping {
     /// the version it holds. A blind store that still wants the previous epoch's token (the
     /// device that started the epoch stopped before moving the store to it) is moved, and
     /// the write made again once. Returns the names held already with other bytes.
-    func putBlobs(_ blobs: [(name: String, data: Data)], versionIds: [Version.ID] = [], carriers: PreparedBatch? = nil) async throws -> [String] {
+    func putBlobs(_ blobs: [(name: String, data: Data)], versionIds: [Version.ID] = [], prepared: PreparedBatch? = nil) async throws -> [String] {
         let keys = currentKeys
         let token = keys.writeToken(ofEpoch: keys.currentEpoch)
         do {
-            if let carriers, let carrierTransport = transport as? CarrierBlobTransport {
-                return try await carrierTransport.put(blobs, preparedCarriers: carriers)
-            }
             do {
+                if let prepared { return try await transport.put(blobs, prepared: prepared, writeToken: token) }
                 return try await transport.put(blobs, writeToken: token)
             } catch EncryptionError.writeTokenRejected(let reason) {
                 guard keys.currentEpoch > 0, let token, let previous = keys.writeToken(ofEpoch: keys.currentEpoch - 1) else {

@@ -62,6 +62,21 @@ public protocol SealedBlobTransport: AnyObject, Sendable {
     ///   transport throws.
     func put(_ blobs: [(name: String, data: Data)], writeToken: Data?) async throws -> [String]
 
+    /// Prepares `blobs` to be put (``put(_:prepared:writeToken:)``), as an
+    /// ``EncryptedExchange`` seals each part of a send, while the next part is read. Nil, by
+    /// default: nothing to prepare.
+    ///
+    /// - Throws: What the preparation throws.
+    func prepare(forPutting blobs: [(name: String, data: Data)]) throws -> PreparedBatch?
+
+    /// Stores the blobs as ``put(_:writeToken:)`` does, with what
+    /// ``prepare(forPutting:)`` made of them (of each part, joined, for parts put together).
+    /// By default, ``put(_:writeToken:)``.
+    ///
+    /// - Returns: The names stored already with other bytes.
+    /// - Throws: What ``put(_:writeToken:)`` throws.
+    func put(_ blobs: [(name: String, data: Data)], prepared: PreparedBatch, writeToken: Data?) async throws -> [String]
+
     /// Moves the other side to a new write token (a new key epoch), for transports that
     /// guard writes; others do nothing.
     ///
@@ -79,6 +94,16 @@ extension SealedBlobTransport {
     public func prepareToSend() async throws {}
     /// Does nothing: the transport does not guard writes.
     public func replaceWriteToken(current: Data, with new: Data) async throws {}
+
+    /// Nil: nothing to prepare.
+    public func prepare(forPutting blobs: [(name: String, data: Data)]) throws -> PreparedBatch? { nil }
+
+    /// ``put(_:writeToken:)``.
+    ///
+    /// - Throws: What ``put(_:writeToken:)`` throws.
+    public func put(_ blobs: [(name: String, data: Data)], prepared: PreparedBatch, writeToken: Data?) async throws -> [String] {
+        try await put(blobs, writeToken: writeToken)
+    }
 
     /// Every blob name on the other side, in the order listed, page after page.
     ///
@@ -214,26 +239,31 @@ public final class CarrierBlobTransport: SealedBlobTransport {
     }
 
     /// The carriers of `blobs`, as the exchange prepares them to send (a folder encodes their
-    /// batch entries): an ``EncryptedExchange`` does this for each part it seals, while the
-    /// next part is read.
+    /// batch entries): an ``EncryptedExchange`` has this done for each part it seals, while
+    /// the next part is read.
     ///
     /// - Throws: What the exchange's `prepare(forSending:)` throws.
-    func prepareCarriers(of blobs: [(name: String, data: Data)]) throws -> PreparedBatch {
+    public func prepare(forPutting blobs: [(name: String, data: Data)]) throws -> PreparedBatch? {
         try exchange.prepare(forSending: blobs.map { Self.carrier(named: $0.name, holding: $0.data) })
     }
 
-    /// Sends `blobs` as `carriers` (``prepareCarriers(of:)`` of them, or of their parts joined)
-    /// holds them, in one call; when the exchange refuses the send for a carrier it holds with
-    /// other bytes, puts them as ``put(_:writeToken:)`` does.
+    /// Sends `blobs` as `prepared` (``prepare(forPutting:)`` of them, or of their parts
+    /// joined) holds them, in one call; when `prepared` carries anything but `blobs`, or the
+    /// exchange refuses the send for a carrier it holds with other bytes, puts them as
+    /// ``put(_:writeToken:)`` does (the token is not used).
     ///
     /// - Returns: The names held already with other bytes.
     /// - Throws: What ``put(_:writeToken:)`` throws.
-    func put(_ blobs: [(name: String, data: Data)], preparedCarriers carriers: PreparedBatch) async throws -> [String] {
+    public func put(_ blobs: [(name: String, data: Data)], prepared: PreparedBatch, writeToken: Data?) async throws -> [String] {
+        let carriesBlobs = prepared.versionChanges.count == blobs.count && zip(prepared.versionChanges, blobs).allSatisfy { carrier, blob in
+            carrier.version.id.rawValue == blob.name && (try? Self.carriedBytes(name: blob.name, carrier.valueChanges)) == blob.data
+        }
+        guard carriesBlobs else { return try await put(blobs, writeToken: writeToken) }
         do {
-            try await exchange.send(prepared: carriers)
+            try await exchange.send(prepared: prepared)
             return []
         } catch ExchangeError.conflictingVersion {
-            return try await put(blobs, writeToken: nil)
+            return try await put(blobs, writeToken: writeToken)
         }
     }
 

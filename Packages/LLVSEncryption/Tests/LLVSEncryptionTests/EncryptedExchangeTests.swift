@@ -122,12 +122,17 @@ import Testing
         let held = (name: String(repeating: "a", count: 64), data: Data("the bytes held".utf8))
         #expect(try await transport.put([held], writeToken: nil) == [])
         let blobs = [(name: held.name, data: Data("other bytes".utf8)), (name: String(repeating: "b", count: 64), data: Data("new".utf8))]
-        let carriers = try transport.prepareCarriers(of: blobs)
-        #expect(carriers.work != nil, "the directory encoded the carriers' entries")
-        #expect(try await transport.put(blobs, preparedCarriers: carriers) == [held.name])
+        let prepared = try #require(try transport.prepare(forPutting: blobs))
+        #expect(prepared.work != nil, "the directory encoded the carriers' entries")
+        #expect(try await transport.put(blobs, prepared: prepared, writeToken: nil) == [held.name])
         #expect(try await transport.blobs(named: blobs.map(\.name)) == [held.name: held.data, blobs[1].name: blobs[1].data])
-        #expect(try await transport.put(Array(blobs[1...]), preparedCarriers: try transport.prepareCarriers(of: Array(blobs[1...]))) == [],
+        let more = [(name: String(repeating: "c", count: 64), data: Data("more".utf8))]
+        #expect(try await transport.put(Array(blobs[1...]), prepared: try #require(try transport.prepare(forPutting: Array(blobs[1...]))), writeToken: nil) == [],
                 "the same bytes again are no conflict")
+        // Carriers prepared for other blobs (or other bytes) are not sent: the blobs given are.
+        let forOthers = try #require(try transport.prepare(forPutting: [(name: more[0].name, data: Data("not these".utf8))]))
+        #expect(try await transport.put(more, prepared: forOthers, writeToken: nil) == [])
+        #expect(try await transport.blobs(named: [more[0].name]) == [more[0].name: more[0].data])
     }
 
     /// A listing fetches the blobs in groups of 64 names, then 256, then 1,000, each fetched

@@ -194,6 +194,17 @@ public struct PreparedBatch: Sendable {
         self.work = nil
         self.joinedWork = parts.flatMap { $0.joinedWork.isEmpty ? [$0.work] : $0.joinedWork }
     }
+
+    /// The ``work`` of this batch, or of each part it joins (``joinedWork``), in order, as
+    /// `Work`: what an exchange's ``Exchange/send(prepared:)`` looks for. Nil when any of them
+    /// is something else, or nothing (a part prepared by another exchange, say).
+    ///
+    /// - Complexity: O(number of parts).
+    public func workOfEachPart<Work>(as type: Work.Type) -> [Work]? {
+        let works = joinedWork.isEmpty ? [work] : joinedWork
+        let typed = works.compactMap { $0 as? Work }
+        return typed.count == works.count ? typed : nil
+    }
 }
 
 extension Exchange {

@@ -231,7 +231,6 @@ extension FolderExchange {
         var positions: [Version.ID: Int] = [:]
         entries.reserveCapacity(versionChanges.count)
         ids.reserveCapacity(versionChanges.count)
-        let encodedEntries = encodedEntries?.count == versionChanges.count ? encodedEntries : nil
         for (index, (version, changes)) in versionChanges.enumerated() {
             let entry = encodedEntries?[index] ?? ExchangeBatchFile.encodeEntry(version, changes: changes)
             if let position = positions[version.id] {
@@ -276,19 +275,17 @@ extension FolderExchange {
 /// The batch file entries ``FolderExchange/prepare(forSending:)`` encoded for a batch's
 /// versions, in order.
 struct EncodedBatchEntries: Sendable {
+    /// The versions encoded, in order.
+    var versionIds: [Version.ID]
     /// Each version's entry.
     var entries: [[UInt8]]
 
     /// The entries encoded for `batch`: its work's, or its parts' joined in order; nil when
-    /// a part carries none (then they are encoded when sent).
+    /// a part carries none, or the entries are of other versions than the batch's (work
+    /// taken from another batch), so that they are encoded when sent.
     static func entries(of batch: PreparedBatch) -> [[UInt8]]? {
-        guard !batch.joinedWork.isEmpty else { return (batch.work as? EncodedBatchEntries)?.entries }
-        var entries: [[UInt8]] = []
-        entries.reserveCapacity(batch.versionChanges.count)
-        for work in batch.joinedWork {
-            guard let part = work as? EncodedBatchEntries else { return nil }
-            entries += part.entries
-        }
-        return entries
+        guard let parts = batch.workOfEachPart(as: EncodedBatchEntries.self),
+              parts.lazy.flatMap(\.versionIds).elementsEqual(batch.versionChanges.lazy.map(\.version.id)) else { return nil }
+        return parts.count == 1 ? parts[0].entries : parts.flatMap(\.entries)
     }
 }

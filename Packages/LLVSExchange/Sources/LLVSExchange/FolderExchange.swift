@@ -259,7 +259,7 @@ public final class FolderExchange: RestorationStateKeeping, SnapshotExchange {
             return PreparedBatch(versionChanges: versionChanges)
         }
         let entries = versionChanges.map { ExchangeBatchFile.encodeEntry($0.version, changes: $0.valueChanges) }
-        return PreparedBatch(versionChanges: versionChanges, work: EncodedBatchEntries(entries: entries))
+        return PreparedBatch(versionChanges: versionChanges, work: EncodedBatchEntries(versionIds: versionChanges.map(\.version.id), entries: entries))
     }
 
     /// Sends the batch as ``send(versionChanges:)`` does, with the entries

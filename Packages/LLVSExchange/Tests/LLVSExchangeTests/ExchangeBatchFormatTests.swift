@@ -61,8 +61,8 @@ import Testing
 
     /// Parts a folder exchange prepared (``FolderExchange/prepare(forSending:)`` encodes each
     /// version's entry), joined, make byte for byte the batch file a send of the same
-    /// versions writes (a batch file is named by its SHA-256); a part prepared by no folder
-    /// is encoded when sent; a prepared version the log holds with other content is refused
+    /// versions writes (a batch file is named by its SHA-256); a part prepared by no folder,
+    /// or carrying another part's work, is encoded when sent; a prepared version the log holds with other content is refused
     /// as in any send, and nothing is written.
     @Test func aBatchOfPreparedPartsIsTheBatchFileASendWrites() async throws {
         let source = try Self.source(9)
@@ -72,10 +72,19 @@ import Testing
         let sent = try makeSharedDirectory(), joined = try makeSharedDirectory()
         try await FileSystemExchange(rootDirectoryURL: sent.url, store: source.store).send(versionChanges: shipped)
         let exchange = FileSystemExchange(rootDirectoryURL: joined.url, store: source.store)
-        let parts = [Array(shipped[..<2]), Array(shipped[2..<5]), Array(shipped[5...])]
-        var prepared = try parts.map { try exchange.prepare(forSending: $0) }
+        let parts = [Array(shipped[..<3]), Array(shipped[3..<6]), Array(shipped[6...])]
+        let prepared = try parts.map { try exchange.prepare(forSending: $0) }
         #expect(prepared.allSatisfy { $0.work != nil }, "each part's entries encoded ahead")
-        prepared[1] = PreparedBatch(versionChanges: parts[1])
+        #expect(PreparedBatch(joining: prepared).workOfEachPart(as: (any Sendable).self)?.count == 3)
+        // A part prepared by no folder, or with the work of another part (entries of other
+        // versions), is encoded when sent: each gives the file a plain send writes.
+        for stranger in [PreparedBatch(versionChanges: parts[1]), PreparedBatch(versionChanges: parts[1], work: prepared[0].work)] {
+            let directory = try makeSharedDirectory()
+            try await FileSystemExchange(rootDirectoryURL: directory.url, store: source.store)
+                .send(prepared: PreparedBatch(joining: [prepared[0], stranger, prepared[2]]))
+            #expect(Self.batchFiles(directory.url).map(\.lastPathComponent) == Self.batchFiles(sent.url).map(\.lastPathComponent))
+            #expect(PreparedBatch(joining: [prepared[0], stranger]).workOfEachPart(as: Int.self) == nil)
+        }
         try await exchange.send(prepared: PreparedBatch(joining: prepared))
         let files = Self.batchFiles(joined.url)
         #expect(files.count == 1)
